@@ -1,0 +1,65 @@
+"""Route registered dataset names to their builder classes in ``datasets``.
+
+``datasets.load_dataset(name)`` resolves ``name`` through the private
+``datasets.load.dataset_module_factory``; we wrap it so that names registered
+through the ``mwz_register_datasets`` hook never reach the Hub (which can hang
+for minutes offline). The wrapper is tested against the pinned datasets range.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import logging
+
+import datasets
+import datasets.load
+
+from mwz_plugins import get_registry
+
+logger = logging.getLogger(__name__)
+
+TESTED_DATASETS = ((4, 0), (6, 0))  # [min, max) of datasets versions this wrapper is tested with
+
+_original_factory = None
+
+
+def builder_class(name: str) -> type[datasets.DatasetBuilder]:
+    """The builder class registered under ``name``."""
+    entry = get_registry().datasets[name]
+    module_name, _, class_name = entry.builder.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def _module_hash(cls: type) -> str:
+    # Cache keys change whenever the builder's code changes.
+    source = inspect.getsource(inspect.getmodule(cls))
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def _factory(path, *args, **kwargs):
+    registry = get_registry()
+    if isinstance(path, str) and path in registry.datasets:
+        cls = builder_class(path)
+        return datasets.load.DatasetModule(
+            module_path=cls.__module__,
+            hash=_module_hash(cls),
+            builder_kwargs={"dataset_name": path},
+        )
+    return _original_factory(path, *args, **kwargs)
+
+
+def install() -> None:
+    """Wrap ``datasets.load.dataset_module_factory`` (idempotent)."""
+    global _original_factory
+    current = datasets.load.dataset_module_factory
+    if getattr(current, "_mwz_routed", False):
+        return
+    version = tuple(int(p) for p in datasets.__version__.split(".")[:2])
+    low, high = TESTED_DATASETS
+    if not (low <= version < high):
+        logger.warning("datasets %s is outside the tested range %s..%s", datasets.__version__, low, high)
+    _original_factory = current
+    _factory._mwz_routed = True
+    datasets.load.dataset_module_factory = _factory

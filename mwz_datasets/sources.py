@@ -1,0 +1,225 @@
+"""Locating, downloading and verifying upstream files.
+
+Resolution order for each pinned :class:`Source`:
+
+1. ``data_dir`` (a copy of one upstream repository), when given;
+2. the mirror named by ``MWZ_MIRROR`` (copies laid out as ``<owner>/<repo>/<path>``);
+3. the download cache (files verified when they were downloaded);
+4. a download from the URL pinned to the commit, always verified.
+
+Local copies (1, 2) are checksummed and the checksums reported; they are verified
+against the pinned checksums only when asked (``verify=True``, which builders set
+under ``verification_mode="all_checks"``), since a mirror may hold a repacked copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterable
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+MIRROR_ENV = "MWZ_MIRROR"
+CACHE_ENV = "MWZ_CACHE"
+OFFLINE_ENVS = ("MWZ_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+DOWNLOAD_TIMEOUT_S = 10.0
+
+
+class SourceError(RuntimeError):
+    """A source file could not be obtained or is not what was pinned."""
+
+
+class ChecksumError(SourceError):
+    pass
+
+
+class MissingSourceError(SourceError):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+    repo: str  # "owner/name"
+    commit: str
+    path: str  # inside the repository
+    size: int | None = None
+    sha256: str | None = None
+    git_blob: str | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
+
+    @property
+    def name(self) -> str:
+        return f"{self.repo}/{self.path}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ResolvedFile:
+    source: Source
+    path: Path
+    origin: str  # "data_dir", "mirror", "cache" or "download"
+    sha256: str
+    verified: bool
+
+    def signature(self) -> dict[str, object]:
+        return {
+            "file": self.source.name,
+            "commit": self.source.commit,
+            "origin": self.origin,
+            "sha256": self.sha256,
+            "verified": self.verified,
+            "pinned": self.pinned_match(),
+        }
+
+    def pinned_match(self) -> bool | None:
+        """Whether the file equals the pinned upstream file (None: nothing to compare)."""
+        if self.source.sha256:
+            return self.sha256 == self.source.sha256
+        if self.source.git_blob:
+            return git_blob_id(self.path) == self.source.git_blob
+        return None
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def git_blob_id(path: Path) -> str:
+    digest = hashlib.sha1()
+    digest.update(f"blob {path.stat().st_size}\0".encode())
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def mirror_root() -> Path | None:
+    value = os.environ.get(MIRROR_ENV)
+    return Path(value).expanduser() if value else None
+
+
+def cache_root() -> Path:
+    value = os.environ.get(CACHE_ENV)
+    if value:
+        return Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mwz_eval" / "downloads"
+
+
+def offline() -> bool:
+    return any(os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"} for name in OFFLINE_ENVS)
+
+
+def verify(source: Source, path: Path) -> str:
+    """Check ``path`` against the pinned checksums; return its sha256."""
+    actual = sha256_file(path)
+    if source.size is not None and path.stat().st_size != source.size:
+        raise ChecksumError(
+            f"size mismatch for {source.name} at {path}: expected {source.size} bytes, "
+            f"got {path.stat().st_size}"
+        )
+    if source.sha256 and actual != source.sha256:
+        raise ChecksumError(
+            f"sha256 mismatch for {source.name} at {path}: expected {source.sha256}, got {actual}"
+        )
+    if not source.sha256 and source.git_blob:
+        blob = git_blob_id(path)
+        if blob != source.git_blob:
+            raise ChecksumError(
+                f"git blob mismatch for {source.name} at {path}: expected {source.git_blob}, got {blob}"
+            )
+    return actual
+
+
+def _local_candidates(source: Source, data_dir: str | os.PathLike | None) -> list[tuple[str, Path]]:
+    candidates = []
+    if data_dir is not None:
+        candidates.append(("data_dir", Path(data_dir) / source.path))
+    mirror = mirror_root()
+    if mirror is not None:
+        candidates.append(("mirror", mirror / source.repo / source.path))
+    candidates.append(("cache", cache_root() / source.repo / source.commit / source.path))
+    return candidates
+
+
+def _download(source: Source, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    logger.info("downloading %s", source.url)
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
+        try:
+            with urllib.request.urlopen(source.url, timeout=DOWNLOAD_TIMEOUT_S) as response:
+                shutil.copyfileobj(response, tmp)
+            tmp.close()
+            verify(source, Path(tmp.name))
+            os.replace(tmp.name, target)
+        finally:
+            if os.path.exists(tmp.name):
+                os.unlink(tmp.name)
+
+
+def resolve(
+    sources: Iterable[Source],
+    *,
+    data_dir: str | os.PathLike | None = None,
+    verify_local: bool = False,
+) -> dict[str, ResolvedFile]:
+    """Resolve every source to a local file, keyed by the path in its repository.
+
+    Raises :class:`MissingSourceError` listing every file that could not be found
+    or downloaded, where it looked, and how to fix it.
+    """
+    resolved: dict[str, ResolvedFile] = {}
+    missing: list[tuple[Source, list[Path], str | None]] = []
+    for source in sources:
+        candidates = _local_candidates(source, data_dir)
+        for origin, path in candidates:
+            if path.is_file():
+                checked = verify_local or origin == "cache"
+                digest = verify(source, path) if checked else sha256_file(path)
+                resolved[source.path] = ResolvedFile(source, path, origin, digest, checked)
+                break
+        else:
+            target = candidates[-1][1]
+            if offline():
+                missing.append((source, [p for _, p in candidates], "offline mode is set"))
+                continue
+            try:
+                _download(source, target)
+            except ChecksumError:
+                raise
+            except (urllib.error.URLError, OSError, TimeoutError) as error:
+                missing.append((source, [p for _, p in candidates], f"download failed: {error}"))
+                continue
+            resolved[source.path] = ResolvedFile(source, target, "download", sha256_file(target), True)
+    if missing:
+        raise MissingSourceError(_missing_message(missing))
+    return resolved
+
+
+def _missing_message(missing: list[tuple[Source, list[Path], str | None]]) -> str:
+    lines = [f"{len(missing)} source file(s) could not be found:"]
+    for source, looked, why in missing:
+        lines.append(f"  - {source.name} @ {source.commit[:10]}")
+        lines.append(f"      looked in: {', '.join(str(p) for p in looked)}")
+        if why:
+            lines.append(f"      {why}")
+    lines.append(
+        "Fix: connect to the network (and unset MWZ_OFFLINE/HF_HUB_OFFLINE/HF_DATASETS_OFFLINE) so the "
+        "pinned files download, or point MWZ_MIRROR at a folder of upstream copies laid out as "
+        "<owner>/<repo>/<path> (or pass data_dir= with one repository copy)."
+    )
+    return "\n".join(lines)

@@ -1,0 +1,13 @@
+"""MultiWOZ and DSTC9 Track 1 metrics as a library and as ``evaluate`` modules.
+
+Importing this package routes the registered metric names (``mwz_bleu``,
+``mwz_success``...) to the module scripts shipped with it, so that
+``evaluate.load("mwz_success")`` works offline.
+"""
+
+from mwz_metrics.routing import install, script_path
+from mwz_plugins.version import __version__
+
+install()
+
+__all__ = ["install", "script_path", "__version__"]

@@ -1,0 +1,3 @@
+"""Subcommands of ``mwz`` that need the datasets or metrics (imported lazily)."""
+
+from __future__ import annotations

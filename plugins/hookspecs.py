@@ -1,0 +1,63 @@
+"""Hook specifications of the ``mwz`` pluggy project.
+
+Every hook is a *register-callback* hook: it receives a ``register`` callable and
+calls it once per thing it contributes, so a plugin can contribute any number of
+things and the manager can reject duplicates with a clear error naming both
+plugins.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pluggy
+
+from mwz_plugins.registry import DatasetEntry, DelexStyle, MetricEntry, NormalizerChain, ValueNormalizer
+
+PROJECT_NAME = "mwz"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def mwz_register_value_normalizers(
+    register: Callable[[ValueNormalizer | NormalizerChain], None],
+) -> None:
+    """Register value normalizers and named chains of them.
+
+    A :class:`ValueNormalizer` maps ``(domain, slot, value) -> value`` for the slot
+    values of dialogue states, goals and database queries (canonical venue names,
+    times, food types...). It must never raise on a string and must be idempotent.
+    A :class:`NormalizerChain` composes registered normalizers by name, in order;
+    metrics select a chain by name (``mwzeval`` is the default).
+    """
+
+
+@hookspec
+def mwz_register_delex_styles(register: Callable[[DelexStyle], None]) -> None:
+    """Register delexicalization styles.
+
+    A :class:`DelexStyle` declares its placeholder vocabulary (placeholder name ->
+    unified ontology slot, see :data:`mwz_plugins.ONTOLOGY_SLOTS`) and, optionally,
+    how a dataset's system turn is delexicalized into a reference in that style.
+    Styles able to build references get their own BLEU score.
+    """
+
+
+@hookspec
+def mwz_register_datasets(register: Callable[[DatasetEntry], None]) -> None:
+    """Register ``datasets`` builders by name.
+
+    After ``import mwz_datasets``, ``datasets.load_dataset(name, ...)`` routes each
+    registered name to its builder class instead of the Hub.
+    """
+
+
+@hookspec
+def mwz_register_metrics(register: Callable[[MetricEntry], None]) -> None:
+    """Register ``evaluate`` module scripts by name.
+
+    After ``import mwz_metrics``, ``evaluate.load(name)`` routes each registered
+    name to its module script instead of the Hub.
+    """

@@ -1,0 +1,191 @@
+"""Registry types: what plugins register, and the registry that holds it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from mwz_plugins.ontology import ONTOLOGY_SLOTS
+
+
+class PluginError(ValueError):
+    """A plugin registered something invalid or conflicting."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueNormalizer:
+    """A named, versioned slot-value normalizer.
+
+    ``function(domain, slot, value)`` returns the canonical value. ``slot`` is the
+    normalized slot name (lowercase, no spaces, ``arrive``/``leave`` for arrive-by
+    and leave-at); ``domain`` may be ``None`` when unknown.
+    """
+
+    name: str
+    version: str
+    function: Callable[[str | None, str, str], str]
+    description: str = ""
+
+    def __call__(self, domain: str | None, slot: str, value: str) -> str:
+        return self.function(domain, slot, value)
+
+
+@dataclasses.dataclass(frozen=True)
+class NormalizerChain:
+    """A named composition of registered normalizers, applied in order."""
+
+    name: str
+    version: str
+    steps: tuple[str, ...]
+    description: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class DelexStyle:
+    """A delexicalization style.
+
+    ``placeholders`` maps each placeholder name of the style (lowercase, as it
+    appears between brackets, e.g. ``restaurant_name``) onto a slot of the unified
+    ontology (e.g. ``NAME``). ``delexicalize(utterance, spans)``, when given,
+    turns a dataset's system utterance with its span annotations (a sequence of
+    mappings with ``slot``, ``value``, ``start``, ``end``) into a reference in this
+    style; ``reference_source`` names the dataset config it reads (``"2.2"``).
+    """
+
+    name: str
+    version: str
+    placeholders: Mapping[str, str]
+    delexicalize: Callable[[str, Sequence[Mapping[str, Any]]], str] | None = None
+    reference_source: str | None = None
+    description: str = ""
+
+    @property
+    def builds_references(self) -> bool:
+        return self.delexicalize is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetEntry:
+    """A ``datasets`` builder, by import path ``"package.module:ClassName"``."""
+
+    name: str
+    builder: str
+    description: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricEntry:
+    """An ``evaluate`` module script shipped as package data.
+
+    ``package`` is an importable package and ``script`` the path of the script
+    inside it (``"mwz_success/mwz_success.py"``); both are resolved lazily so that
+    registering never imports the metric code.
+    """
+
+    name: str
+    package: str
+    script: str
+    description: str = ""
+
+
+_KINDS = {
+    ValueNormalizer: "normalizers",
+    NormalizerChain: "chains",
+    DelexStyle: "styles",
+    DatasetEntry: "datasets",
+    MetricEntry: "metrics",
+}
+
+
+@dataclasses.dataclass
+class Registry:
+    """Everything the loaded plugins registered, with the plugin that did."""
+
+    normalizers: dict[str, ValueNormalizer] = dataclasses.field(default_factory=dict)
+    chains: dict[str, NormalizerChain] = dataclasses.field(default_factory=dict)
+    styles: dict[str, DelexStyle] = dataclasses.field(default_factory=dict)
+    datasets: dict[str, DatasetEntry] = dataclasses.field(default_factory=dict)
+    metrics: dict[str, MetricEntry] = dataclasses.field(default_factory=dict)
+    # (kind, name) -> plugin name that registered it
+    owners: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+
+    def add(self, item: Any, plugin: str, expected: tuple[type, ...]) -> None:
+        if not isinstance(item, expected):
+            names = " or ".join(t.__name__ for t in expected)
+            raise PluginError(f"plugin {plugin!r} registered {item!r}; expected a {names}")
+        kind = _KINDS[type(item)]
+        _validate(item, plugin)
+        table = getattr(self, kind)
+        if item.name in table:
+            other = self.owners[(kind, item.name)]
+            raise PluginError(
+                f"duplicate {kind[:-1]} name {item.name!r}: registered by plugin {other!r} "
+                f"and again by plugin {plugin!r}"
+            )
+        table[item.name] = item
+        self.owners[(kind, item.name)] = plugin
+
+    def check_chains(self) -> None:
+        for chain in self.chains.values():
+            missing = [s for s in chain.steps if s not in self.normalizers]
+            if missing:
+                owner = self.owners[("chains", chain.name)]
+                raise PluginError(
+                    f"normalizer chain {chain.name!r} (plugin {owner!r}) names unknown "
+                    f"normalizers {missing}; known: {sorted(self.normalizers)}"
+                )
+
+    def check_placeholder_conflicts(self) -> None:
+        self.placeholder_map()
+
+    def placeholder_map(self) -> dict[str, str]:
+        """Union of every style's placeholder vocabulary; conflicts are errors."""
+        merged: dict[str, str] = {}
+        origin: dict[str, str] = {}
+        for style in self.styles.values():
+            for placeholder, slot in style.placeholders.items():
+                if merged.get(placeholder, slot) != slot:
+                    raise PluginError(
+                        f"placeholder [{placeholder}] maps to {merged[placeholder]} in style "
+                        f"{origin[placeholder]!r} but to {slot} in style {style.name!r}"
+                    )
+                merged[placeholder] = slot
+                origin.setdefault(placeholder, style.name)
+        return merged
+
+    def chain(self, name: str) -> Callable[[str | None, str, str], str]:
+        """The composed function of a registered chain."""
+        if name not in self.chains:
+            raise KeyError(f"unknown normalizer chain {name!r}; registered: {sorted(self.chains)}")
+        steps = [self.normalizers[s] for s in self.chains[name].steps]
+
+        def apply(domain: str | None, slot: str, value: str) -> str:
+            for step in steps:
+                value = step(domain, slot, value)
+            return value
+
+        return apply
+
+    def describe(self, kind: str, name: str) -> str:
+        item = getattr(self, kind)[name]
+        version = getattr(item, "version", None)
+        return f"{name}@{version}" if version else name
+
+
+def _validate(item: Any, plugin: str) -> None:
+    if not isinstance(item.name, str) or not item.name:
+        raise PluginError(f"plugin {plugin!r} registered a {type(item).__name__} without a name")
+    version = getattr(item, "version", "n/a")
+    if not isinstance(version, str) or not version:
+        raise PluginError(f"{type(item).__name__} {item.name!r} of plugin {plugin!r} has no version")
+    if isinstance(item, DelexStyle):
+        bad = {p: s for p, s in item.placeholders.items() if s not in ONTOLOGY_SLOTS}
+        if bad:
+            raise PluginError(
+                f"delex style {item.name!r} of plugin {plugin!r} maps placeholders outside the "
+                f"ontology: {bad}"
+            )
+        upper = [p for p in item.placeholders if p != p.lower()]
+        if upper:
+            raise PluginError(f"delex style {item.name!r}: placeholder names must be lowercase: {upper}")

@@ -1,0 +1,60 @@
+"""Test settings shared by the whole suite.
+
+The real data lives outside the project: ``MWZ_SHARED`` (default ``../shared``
+from the project root). Tests that need it use the ``shared`` fixture (or
+``shared_path``), which skips with a reason when it is absent, and fails instead
+under ``MWZ_REQUIRE_SHARED=1`` (set by ``.ci/run``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Never let the HF libraries reach for the network in tests.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_EVALUATE_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ.setdefault("HF_UPDATE_DOWNLOAD_COUNTS", "0")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("MWZ_SHARED", ROOT.parent / "shared")).resolve()
+REQUIRE_SHARED = os.environ.get("MWZ_REQUIRE_SHARED") == "1"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under the shared data; skips (or fails when required) if absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        message = f"shared data not found: {path} (set MWZ_SHARED)"
+        if REQUIRE_SHARED:
+            pytest.fail(message + " and MWZ_REQUIRE_SHARED=1", pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    return shared_path()
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    return shared_path("data", "mirror")
+
+
+@pytest.fixture()
+def use_mirror(mirror, monkeypatch) -> Path:
+    """Resolve sources from the shared mirror, with a fresh download cache."""
+    monkeypatch.setenv("MWZ_MIRROR", str(mirror))
+    return mirror
+
+
+@pytest.fixture(autouse=True)
+def _isolated_caches(tmp_path_factory, monkeypatch):
+    # One download cache per session, never the user's.
+    monkeypatch.setenv("MWZ_CACHE", str(tmp_path_factory.getbasetemp() / "mwz-cache"))
+    monkeypatch.setenv("MWZ_OFFLINE", "1")
