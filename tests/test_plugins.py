@@ -1,0 +1,159 @@
+"""The plugin manager and registry: loading, allowlist, duplicates, listing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import mwz_plugins
+from mwz_plugins.version import __version__
+from mwz_plugins import DelexStyle, NormalizerChain, PluginError, ValueNormalizer, manager
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture()
+def extra_plugin():
+    """Register a plugin module object for one test, then forget it."""
+    names = []
+
+    def add(name: str, **hooks):
+        module = types.ModuleType(name)
+        for hook_name, function in hooks.items():
+            setattr(module, hook_name, mwz_plugins.hookimpl(function))
+        manager.register_plugin(module, name)
+        names.append(name)
+        return module
+
+    yield add
+    for name in names:
+        manager.unregister_plugin(name)
+
+
+def test_duplicate_names_are_rejected_naming_both_plugins(extra_plugin):
+    def styles(register):
+        register(DelexStyle("mwz22", "9.9", {"name": "NAME"}))
+
+    extra_plugin("dup_plugin", mwz_register_delex_styles=styles)
+    with pytest.raises(PluginError, match=r"duplicate style name 'mwz22'.*mwz-mwz22-style.*dup_plugin"):
+        mwz_plugins.get_registry()
+
+
+def test_placeholders_outside_the_ontology_are_rejected(extra_plugin):
+    def styles(register):
+        register(DelexStyle("bad", "1.0", {"venue": "VENUE"}))
+
+    extra_plugin("bad_style", mwz_register_delex_styles=styles)
+    with pytest.raises(PluginError, match="outside the ontology.*VENUE"):
+        mwz_plugins.get_registry()
+
+
+def test_conflicting_placeholder_mappings_are_rejected(extra_plugin):
+    def styles(register):
+        register(DelexStyle("clash", "1.0", {"restaurant_name": "FOOD"}))
+
+    extra_plugin("clash_style", mwz_register_delex_styles=styles)
+    with pytest.raises(PluginError, match=r"\[restaurant_name\] maps to NAME.*FOOD"):
+        mwz_plugins.get_registry()
+
+
+def test_chain_with_unknown_step_is_rejected(extra_plugin):
+    def normalizers(register):
+        register(NormalizerChain("broken", "1.0", ("mwzeval-name", "no-such")))
+
+    extra_plugin("broken_chain", mwz_register_value_normalizers=normalizers)
+    with pytest.raises(PluginError, match="unknown normalizers.*no-such"):
+        mwz_plugins.get_registry()
+
+
+def test_wrong_type_and_missing_version_are_rejected(extra_plugin):
+    def normalizers(register):
+        register(ValueNormalizer("nover", "", lambda d, s, v: v))
+
+    extra_plugin("nover", mwz_register_value_normalizers=normalizers)
+    with pytest.raises(PluginError, match="has no version"):
+        mwz_plugins.get_registry()
+
+
+def test_an_extra_plugin_contributes_and_is_listed(extra_plugin):
+    def normalizers(register):
+        register(ValueNormalizer("upper", "1.2", lambda d, s, v: v.upper()))
+        register(NormalizerChain("shout", "1.2", ("mwzeval-name", "upper")))
+
+    extra_plugin("shouting", mwz_register_value_normalizers=normalizers)
+    registry = mwz_plugins.get_registry()
+    assert registry.chain("shout")("hotel", "name", " Nando's ") == "NANDOS"
+    assert manager.registered_by("shouting") == {"normalizers": ["upper@1.2"], "chains": ["shout@1.2"]}
+
+
+def test_registry_is_built_lazily_and_cached():
+    manager.reset()
+    assert manager._registry is None
+    first = mwz_plugins.get_registry()
+    assert mwz_plugins.get_registry() is first
+
+
+def test_allowlist_restricts_loading(monkeypatch):
+    monkeypatch.setenv("MWZ_PLUGINS", "mwz-mwz22-*")
+    manager.reset()
+    try:
+        registry = mwz_plugins.get_registry()
+        assert set(registry.styles) == {"mwz22"}
+        assert registry.chains == {} and registry.datasets == {}
+    finally:
+        monkeypatch.delenv("MWZ_PLUGINS")
+        manager.reset()
+
+
+def _run(args, env=None, **kwargs):
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, timeout=120, **kwargs)
+
+
+def test_cli_lists_plugins_with_versions():
+    out = _run(["-m", "mwz_metrics.cli", "plugins", "--json"])
+    assert out.returncode == 0, out.stderr
+    rows = {row["plugin"]: row for row in json.loads(out.stdout)}
+    assert rows["mwz-mwz22-style"]["distribution"] == "mwz-eval"
+    assert rows["mwz-mwz22-style"]["version"] == __version__
+    assert rows["mwz-mwz22-style"]["registers"] == {"styles": ["mwz22@1.0.0"]}
+    assert "chains" in rows["mwz-mwzeval-normalizers"]["registers"]
+
+
+@pytest.fixture(scope="module")
+def installed_example_plugin(tmp_path_factory):
+    """The tiny test package, really installed (pip --target) into a fresh folder."""
+    target = tmp_path_factory.mktemp("site")
+    build = tmp_path_factory.mktemp("build")
+    source = build / "example_plugin"
+    subprocess.run(["cp", "-r", str(FIXTURES / "example_plugin"), str(source)], check=True)
+    result = _run(["-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                   "--target", str(target), str(source)])
+    assert result.returncode == 0, result.stderr
+    assert list(target.glob("mwz_example_plugin-0.3.1.dist-info"))
+    return target
+
+
+def test_entry_point_plugin_is_loaded_and_listed(installed_example_plugin):
+    env = dict(os.environ, PYTHONPATH=str(installed_example_plugin))
+    env.pop("MWZ_PLUGINS", None)
+    out = _run(["-m", "mwz_metrics.cli", "plugins", "--json"], env=env)
+    assert out.returncode == 0, out.stderr
+    rows = {row["plugin"]: row for row in json.loads(out.stdout)}
+    assert rows["example"]["distribution"] == "mwz-example-plugin"
+    assert rows["example"]["version"] == "0.3.1"
+    assert rows["example"]["registers"]["styles"] == ["example@0.3.1"]
+    assert rows["example"]["registers"]["chains"] == ["example@0.3.1"]
+
+
+def test_allowlist_keeps_third_party_plugins_out(installed_example_plugin):
+    env = dict(os.environ, PYTHONPATH=str(installed_example_plugin), MWZ_PLUGINS="mwz-*")
+    out = _run(["-m", "mwz_metrics.cli", "plugins", "--json"], env=env)
+    assert out.returncode == 0, out.stderr
+    names = {row["plugin"] for row in json.loads(out.stdout)}
+    assert "example" not in names and "mwz-mwz22-style" in names
