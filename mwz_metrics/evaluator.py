@@ -1,0 +1,167 @@
+"""Scoring predictions the standard way (mwzeval), as a library.
+
+>>> from mwz_metrics.evaluator import Evaluator
+>>> result = Evaluator(bleu=False, success=False, richness=True).evaluate(
+...     {"sng0073": [{"response": "i have [value_count] trains for you."}]})
+>>> result["richness"]["num_unigrams"]
+6
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from mwz_metrics import bleu as bleu_lib
+from mwz_metrics import dst as dst_lib
+from mwz_metrics import richness as richness_lib
+from mwz_metrics import success as success_lib
+from mwz_metrics.inputs import InputError, Predictions, check_against_test_set, load_predictions
+from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders, normalize_state
+from mwz_metrics.signature import signature
+from mwz_metrics.testset import TestSet
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    bleu: bool = True
+    success: bool = True
+    richness: bool = True
+    dst: bool = False
+    gold_states: bool = False
+    chain: str = "mwzeval"
+    styles: tuple[str, ...] | None = None
+    per_dialogue: bool = False
+
+
+class Evaluator:
+    """Evaluates predictions in mwzeval's format; reusable across systems (caches stay warm)."""
+
+    def __init__(self, *, bleu: bool = True, success: bool = True, richness: bool = True, dst: bool = False,
+                 gold_states: bool = False, chain: str = "mwzeval", styles: list[str] | None = None,
+                 per_dialogue: bool = False, data_dir=None, testset: TestSet | None = None) -> None:
+        self.options = Options(bleu, success, richness, dst, gold_states, chain,
+                               tuple(styles) if styles is not None else None, per_dialogue)
+        self.normalizer = ResponseNormalizer()
+        self.testset = testset or TestSet(chain=chain, styles=styles, data_dir=data_dir, normalizer=self.normalizer)
+        self.timings: dict[str, float] = {}
+
+    def _timed(self, name: str, started: float) -> float:
+        now = time.perf_counter()
+        self.timings[name] = now - started
+        return now
+
+    def evaluate(self, predictions: Mapping[str, Any] | str) -> dict[str, Any]:
+        opts = self.options
+        if not (opts.bleu or opts.success or opts.richness or opts.dst):
+            raise ValueError("nothing to evaluate: enable at least one of bleu, success, richness, dst")
+        t = time.perf_counter()
+        self.timings = {}
+        preds = load_predictions(predictions)
+        if not preds:
+            raise InputError("predictions are empty")
+        has_states = all(turn.state is not None for turns in preds.values() for turn in turns)
+        has_domains = all(turn.active_domains is not None for turns in preds.values() for turn in turns)
+        use_gold = opts.success and (opts.gold_states or not has_states)
+        if opts.dst and not has_states:
+            raise InputError("dst needs a 'state' in every predicted turn")
+
+        loaded = []
+        if opts.success:
+            loaded.append("2.1")
+        if opts.bleu or opts.dst or use_gold:
+            loaded.append("2.2")
+        warnings: list[dict] = []
+        coverage = None
+        counts = self.testset.turn_counts(loaded)
+        t = self._timed("load", t)
+        if counts is not None:
+            coverage, warnings = check_against_test_set(preds, counts)
+
+        unknown = UnknownPlaceholders()
+        hypotheses = self.normalizer.normalize_all({k: [x.response for x in v] for k, v in preds.items()}, unknown)
+        t = self._timed("normalize", t)
+        result: dict[str, Any] = {"bleu": None, "success": None, "richness": None, "dst": None}
+
+        if opts.bleu:
+            refs = self.testset.multiwoz22["references"]
+            missing = [k for k in hypotheses if k not in next(iter(refs.values()), {})]
+            if missing:
+                raise InputError(f"no MultiWOZ 2.2 reference for {len(missing)} dialogue(s), e.g. {missing[:10]}")
+            scores, bleu_signature = bleu_lib.bleu(hypotheses, refs)
+            result["bleu"] = scores
+            self.bleu_signature = bleu_signature
+            t = self._timed("bleu", t)
+
+        if opts.success:
+            result["success"] = self._success(preds, hypotheses, use_gold, has_domains)
+            t = self._timed("success", t)
+
+        if opts.richness:
+            result["richness"] = richness_lib.richness(r for turns in hypotheses.values() for r in turns)
+            t = self._timed("richness", t)
+
+        if opts.dst:
+            predicted = {k: [normalize_state(x.state, self.testset.chain) for x in v] for k, v in preds.items()}
+            result["dst"] = dst_lib.dst_scores(predicted, self.testset.multiwoz22["gold_states"],
+                                               self.testset.database.partial_ratio)
+            t = self._timed("dst", t)
+
+        reference_unknown = self.testset.reference_warnings.as_warning()
+        for warning in (unknown.as_warning(), reference_unknown and {**reference_unknown, "in": "references"}):
+            if warning:
+                warnings.append(warning)
+        result["coverage"] = coverage.as_dict() if coverage else None
+        result["warnings"] = warnings
+        result["signature"] = self._signature(loaded, use_gold, has_domains)
+        return result
+
+    def _success(self, preds: Predictions, hypotheses, use_gold: bool, has_domains: bool) -> dict[str, Any]:
+        ts = self.testset
+        goals, booked = ts.multiwoz21["goals"], ts.multiwoz21["booked_domains"]
+        gold_states = ts.multiwoz22["gold_states"] if use_gold else None
+        db = ts.database
+        outcomes = {}
+        per_dialogue = {}
+        for key, turns in preds.items():
+            if use_gold:
+                if key not in gold_states:
+                    raise InputError(f"dialogue {key}: no MultiWOZ 2.2 gold state to evaluate Inform/Success with")
+                states = gold_states[key][: len(turns)]
+            else:
+                states = [normalize_state(turn.state, ts.chain) for turn in turns]
+            if has_domains:
+                active = [list(turn.active_domains) for turn in turns]
+            else:
+                active = success_lib.estimate_active_domains(states)
+            outcome = success_lib.dialogue_success(goals[key], booked[key], hypotheses[key], states, active, db.query)
+            outcomes[key] = outcome
+            if self.options.per_dialogue:
+                per_dialogue[key] = {"inform": outcome.inform, "success": outcome.success, "active_domains": active}
+        inform, success, totals = success_lib.aggregate(outcomes)
+        out: dict[str, Any] = {
+            # mwzeval reports rates rounded to one decimal
+            "inform": {d: round(v, 1) for d, v in inform.items()},
+            "success": {d: round(v, 1) for d, v in success.items()},
+            "exact": {"inform": inform, "success": success, "dialogues": totals},
+            "states": "gold (MultiWOZ 2.2)" if use_gold else "predicted",
+            "active_domains": "given" if has_domains else "estimated from state changes",
+        }
+        if self.options.per_dialogue:
+            out["per_dialogue"] = per_dialogue
+        return out
+
+    def _signature(self, loaded: list[str], use_gold: bool, has_domains: bool) -> dict[str, Any]:
+        opts = dataclasses.asdict(self.options)
+        opts["states"] = "gold" if use_gold else "predicted"
+        extra = {"datasets": {"2.1": "test" if "2.1" in loaded else None, "2.2": "test" if "2.2" in loaded else None}}
+        if self.options.bleu:
+            extra["sacrebleu"] = getattr(self, "bleu_signature", None)
+        styles = list(self.testset.styles) if self.options.bleu else []
+        return signature(options=opts, sources=self.testset.source_signature(), styles=styles,
+                         chains=[self.options.chain], extra=extra)

@@ -1,0 +1,161 @@
+"""Reading and validating predictions in mwzeval's input format.
+
+``{"sng0073": [{"response": str, "state": {domain: {slot: str}}?,
+"active_domains": [str]?}, ...], ...}``, one entry per system turn; ids may also
+be written ``SNG0073`` or ``SNG0073.json``. The caller's data is never modified:
+validated predictions are copied into :class:`Prediction` objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+
+class InputError(ValueError):
+    """Predictions that cannot be evaluated; the message names dialogue and turn."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Turn:
+    response: str
+    state: dict[str, dict[str, str]] | None
+    active_domains: tuple[str, ...] | None
+
+
+Predictions = dict[str, list[Turn]]
+
+
+def dialogue_key(dialogue_id: str) -> str:
+    """``SNG0073.json`` / ``SNG0073`` / ``sng0073`` -> ``sng0073``."""
+    key = dialogue_id.strip()
+    if key.lower().endswith(".json"):
+        key = key[:-5]
+    return key.lower()
+
+
+def load_predictions(source: str | os.PathLike | Mapping[str, Any]) -> Predictions:
+    """Validate predictions given as a mapping or a JSON file path."""
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            with open(source, encoding="utf-8") as f:
+                data = json.load(f)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{source}: not JSON ({error})") from None
+    else:
+        data = source
+    if not isinstance(data, Mapping):
+        raise InputError(
+            f"predictions must be a dict of dialogue id -> list of turns, got {type(data).__name__}"
+        )
+    out: Predictions = {}
+    for dialogue_id, turns in data.items():
+        if not isinstance(dialogue_id, str):
+            raise InputError(f"dialogue id {dialogue_id!r} is not a string")
+        key = dialogue_key(dialogue_id)
+        if key in out:
+            raise InputError(f"dialogue {dialogue_id!r} appears twice (as {key!r})")
+        if not isinstance(turns, list):
+            raise InputError(f"dialogue {dialogue_id}: expected a list of turns, got {type(turns).__name__}")
+        out[key] = [_turn(dialogue_id, i, t) for i, t in enumerate(turns)]
+    return out
+
+
+def _turn(dialogue_id: str, index: int, turn: Any) -> Turn:
+    where = f"dialogue {dialogue_id}, turn {index}"
+    if not isinstance(turn, Mapping):
+        raise InputError(f"{where}: expected a dict with 'response', got {type(turn).__name__}")
+    if "response" not in turn:
+        raise InputError(f"{where}: missing 'response'")
+    response = turn["response"]
+    if not isinstance(response, str):
+        raise InputError(f"{where}: 'response' must be a string, got {type(response).__name__}")
+    state = None
+    if "state" in turn:
+        state = _state(where, turn["state"])
+    domains = None
+    if "active_domains" in turn:
+        raw = turn["active_domains"]
+        if not isinstance(raw, list) or not all(isinstance(d, str) for d in raw):
+            raise InputError(f"{where}: 'active_domains' must be a list of strings, got {raw!r}")
+        domains = tuple(raw)
+    return Turn(response, state, domains)
+
+
+def _state(where: str, state: Any) -> dict[str, dict[str, str]]:
+    if not isinstance(state, Mapping):
+        raise InputError(f"{where}: 'state' must be {{domain: {{slot: value}}}}, got {type(state).__name__}")
+    out = {}
+    for domain, slots in state.items():
+        if not isinstance(domain, str) or not isinstance(slots, Mapping):
+            raise InputError(f"{where}: state domain {domain!r} must map to a dict of slot -> value")
+        for slot, value in slots.items():
+            if not isinstance(slot, str) or not isinstance(value, str):
+                raise InputError(
+                    f"{where}: state {domain}.{slot} must be a string slot with a string value, got {value!r}"
+                )
+        out[domain] = dict(slots)
+    return out
+
+
+@dataclasses.dataclass
+class Coverage:
+    dialogues: int
+    dialogues_in_test: int
+    turns: int
+    turns_in_test: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dialogues": self.dialogues,
+            "dialogues_in_test": self.dialogues_in_test,
+            "turns": self.turns,
+            "turns_in_reference": self.turns_in_test,
+            "complete": self.dialogues == self.dialogues_in_test and self.turns == self.turns_in_test,
+        }
+
+
+def check_against_test_set(predictions: Predictions, turn_counts: Mapping[str, int]) -> tuple[Coverage, list[dict]]:
+    """Ids and turn counts against the test set; errors raise, shortfalls are warnings."""
+    unknown = [key for key in predictions if key not in turn_counts]
+    if unknown:
+        shown = ", ".join(unknown[:10])
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        raise InputError(f"{len(unknown)} dialogue id(s) not in the MultiWOZ test set: {shown}{more}")
+    warnings = []
+    short = {}
+    for key, turns in predictions.items():
+        expected = turn_counts[key]
+        if len(turns) > expected:
+            raise InputError(
+                f"dialogue {key}: {len(turns)} predicted turns but the reference has {expected} system turns"
+            )
+        if len(turns) < expected:
+            short[key] = (len(turns), expected)
+    if short:
+        warnings.append(
+            {
+                "kind": "fewer_turns_than_reference",
+                "count": len(short),
+                "examples": {k: {"predicted": p, "reference": r} for k, (p, r) in list(short.items())[:10]},
+                "effect": "evaluated on the turns given",
+            }
+        )
+    coverage = Coverage(
+        dialogues=len(predictions),
+        dialogues_in_test=len(turn_counts),
+        turns=sum(len(t) for t in predictions.values()),
+        turns_in_test=sum(turn_counts.values()),
+    )
+    if coverage.dialogues < coverage.dialogues_in_test:
+        warnings.append(
+            {
+                "kind": "partial_test_set",
+                "count": coverage.dialogues_in_test - coverage.dialogues,
+                "effect": "scores cover only the dialogues given",
+            }
+        )
+    return coverage, warnings

@@ -1,0 +1,66 @@
+"""Reference data composed from the datasets: references per style, gold states.
+
+mwzeval's construction from MultiWOZ 2.2: each system turn delexicalized by a
+style (``mwz22``: spans sorted by start, overlapping and ``dontcare`` spans
+skipped) then normalized like hypotheses; the gold state of a system turn is the
+preceding user turn's ``slot_values`` (first value of each non-dontcare slot,
+slot name without its domain prefix), normalized like predicted states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+from mwz_metrics.inputs import dialogue_key
+from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders, normalize_state
+from mwz_plugins import DelexStyle
+
+State = dict[str, dict[str, str]]
+
+
+def _state_of_user_turn(turn: Mapping) -> State:
+    state: State = {}
+    for frame in turn.get("frames") or []:
+        slots = {}
+        for item in frame["slot_values"]:
+            if "dontcare" in item["values"]:
+                continue
+            slots[item["slot"].split("-")[1]] = item["values"][0]
+        if slots:
+            state[frame["service"]] = slots
+    return state
+
+
+def _spans(turn: Mapping) -> list[dict]:
+    return [{"slot": s["slot"], "value": s["value"], "start": s["start"], "end": s["end"]} for s in turn["spans"]]
+
+
+def build_from_22(
+    dialogues: Iterable[Mapping],
+    styles: Mapping[str, DelexStyle],
+    normalizer: ResponseNormalizer,
+    chain: Callable[[str | None, str, str], str],
+    report: UnknownPlaceholders | None = None,
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, list[State]]]:
+    """References per style and gold states from MultiWOZ 2.2 dialogues (unified schema)."""
+    references: dict[str, dict[str, list[str]]] = {name: {} for name in styles}
+    gold: dict[str, list[State]] = {}
+    for dialogue in dialogues:
+        key = dialogue_key(dialogue["dialogue_id"])
+        states: list[State] = []
+        per_style: dict[str, list[str]] = {name: [] for name in styles}
+        state: State = {}
+        # mwzeval alternates by position: even turns are the user's.
+        for index, turn in enumerate(dialogue["turns"]):
+            if index % 2 == 0:
+                state = _state_of_user_turn(turn)
+                continue
+            spans = _spans(turn)
+            for name, style in styles.items():
+                raw = style.delexicalize(turn["utterance"], spans)
+                per_style[name].append(normalizer.normalize(raw, f"reference {key} turn {len(states)}", report))
+            states.append(normalize_state(state, chain))
+        for name in styles:
+            references[name][key] = per_style[name]
+        gold[key] = states
+    return references, gold

@@ -1,0 +1,132 @@
+"""The MultiWOZ test set as the metrics need it, loaded lazily and cached on disk.
+
+Only what a metric needs is loaded: BLEU and gold states read MultiWOZ 2.2 test
+(plus its dialog acts); Inform/Success on predicted states read the 2.1 test
+goals and bookings and the venue database. Derived data is cached as JSON under
+the download cache, keyed by the source checksums and the versions of the
+package, styles and normalizer chain that produced it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mwz_datasets import multiwoz_raw, sources
+from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders
+from mwz_metrics.references import build_from_22
+from mwz_plugins import get_registry
+from mwz_plugins.version import __version__
+
+logger = logging.getLogger(__name__)
+
+
+def _cache_file(kind: str, parts: list[str]) -> Path:
+    digest = hashlib.sha256("\n".join([__version__, kind, *parts]).encode()).hexdigest()[:20]
+    return sources.cache_root().parent / "derived" / f"{kind}-{digest}.json"
+
+
+def _cached(kind: str, parts: list[str], build: Callable[[], Any]) -> Any:
+    path = _cache_file(kind, parts)
+    if path.is_file():
+        try:
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, json.JSONDecodeError):
+            logger.warning("ignoring unreadable cache file %s", path)
+    value = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(value, f)
+    os.replace(tmp, path)
+    return value
+
+
+class TestSet:
+    """Lazily loaded references, gold states, goals, bookings and database."""
+
+    def __init__(self, *, chain: str = "mwzeval", styles: list[str] | None = None, data_dir=None,
+                 normalizer: ResponseNormalizer | None = None) -> None:
+        registry = get_registry()
+        self.chain_name = chain
+        self.chain = registry.chain(chain)
+        all_styles = {n: s for n, s in registry.styles.items() if s.builds_references}
+        if styles is not None:
+            unknown = [s for s in styles if s not in registry.styles]
+            if unknown:
+                raise KeyError(f"unknown delex style(s) {unknown}; registered: {sorted(registry.styles)}")
+            all_styles = {n: s for n, s in all_styles.items() if n in styles}
+        self.styles = all_styles
+        self.data_dir = data_dir
+        self.normalizer = normalizer or ResponseNormalizer()
+        self.resolved: dict[str, sources.ResolvedFile] = {}
+        self.reference_warnings = UnknownPlaceholders()
+
+    def _resolve(self, version: str, split: str) -> dict[str, Path]:
+        needed = multiwoz_raw.sources(version, [split])
+        files = sources.resolve(needed, data_dir=self.data_dir)
+        self.resolved.update(files)
+        return {path: f.path for path, f in files.items()}
+
+    def _versions(self) -> list[str]:
+        registry = get_registry()
+        styles = [f"{n}@{s.version}" for n, s in sorted(self.styles.items())]
+        chain = registry.chains[self.chain_name]
+        steps = [f"{s}@{registry.normalizers[s].version}" for s in chain.steps]
+        return [*styles, f"{self.chain_name}@{chain.version}", *steps]
+
+    def _checksums(self, files: dict[str, Path]) -> list[str]:
+        return [f"{p}={self.resolved[p].sha256}" for p in sorted(files)]
+
+    @functools.cached_property
+    def multiwoz22(self) -> dict[str, Any]:
+        """``{"references": {style: {key: [str]}}, "gold_states": {key: [state]}}``."""
+        files = self._resolve("2.2", "test")
+
+        def build():
+            dialogues = multiwoz_raw.iter_dialogues("2.2", "test", files)
+            refs, gold = build_from_22(dialogues, self.styles, self.normalizer, self.chain, self.reference_warnings)
+            return {"references": refs, "gold_states": gold}
+
+        return _cached("mwz22-test", self._checksums(files) + self._versions(), build)
+
+    @functools.cached_property
+    def multiwoz21(self) -> dict[str, Any]:
+        """``{"goals": {key: goal}, "booked_domains": {key: [[domain]]}}`` from 2.1 test."""
+        from mwz_datasets import goals as goal_lib
+
+        files = self._resolve("2.1", "test")
+
+        def build():
+            goals, booked = {}, {}
+            for key, raw in multiwoz_raw.iter_raw_dialogues("2.1", "test", files):
+                goals[key] = goal_lib.goal_from_raw(raw["goal"], self.chain)
+                booked[key] = goal_lib.booked_domains_from_raw(raw["log"])
+            return {"goals": goals, "booked_domains": booked}
+
+        return _cached("mwz21-test-goals", self._checksums(files) + self._versions(), build)
+
+    @functools.cached_property
+    def database(self):
+        from mwz_datasets.database import VenueDatabase
+
+        db = VenueDatabase.from_sources(data_dir=self.data_dir, normalize=self.chain)
+        self.resolved.update(db.resolved)
+        return db
+
+    def turn_counts(self, loaded: list[str]) -> dict[str, int] | None:
+        if "2.1" in loaded:
+            return {k: len(v) for k, v in self.multiwoz21["booked_domains"].items()}
+        if "2.2" in loaded:
+            return {k: len(v) for k, v in self.multiwoz22["gold_states"].items()}
+        return None
+
+    def source_signature(self) -> list[dict[str, Any]]:
+        return [f.signature() for _, f in sorted(self.resolved.items())]
