@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from sacrebleu.metrics import BLEU
-
 
 def bleu(
     hypotheses: Mapping[str, Sequence[str]], references: Mapping[str, Mapping[str, Sequence[str]]]
@@ -16,6 +14,8 @@ def bleu(
     dialogue key -> normalized references. Returns the scores and sacrebleu's
     signature.
     """
+    from sacrebleu.metrics import BLEU  # imported when used: keeps evaluate.load fast
+
     keys = list(hypotheses)
     flat_hypotheses = [h for key in keys for h in hypotheses[key]]
     metric = BLEU()

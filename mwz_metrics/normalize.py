@@ -13,8 +13,6 @@ import collections
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from sacremoses import MosesDetokenizer, MosesTokenizer
-
 from mwz_plugins import get_registry
 
 PLACEHOLDER_RE = re.compile(r"\[([\w\s\d]+)\](es|s|-s|-es|)")
@@ -50,6 +48,8 @@ class ResponseNormalizer:
 
     def __init__(self, placeholder_map: Mapping[str, str] | None = None) -> None:
         self.placeholders = dict(placeholder_map if placeholder_map is not None else get_registry().placeholder_map())
+        from sacremoses import MosesDetokenizer, MosesTokenizer  # slow to import: only when used
+
         self._tokenizer = MosesTokenizer(lang="en")
         self._detokenizer = MosesDetokenizer(lang="en")
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}

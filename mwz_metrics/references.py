@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from mwz_metrics.inputs import dialogue_key
 from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders, normalize_state
 from mwz_plugins import DelexStyle
+from mwz_plugins.mwz22_style import STYLE as CANONICAL
 
 State = dict[str, dict[str, str]]
 
@@ -41,14 +42,17 @@ def build_from_22(
     normalizer: ResponseNormalizer,
     chain: Callable[[str | None, str, str], str],
     report: UnknownPlaceholders | None = None,
-) -> tuple[dict[str, dict[str, list[str]]], dict[str, list[State]]]:
-    """References per style and gold states from MultiWOZ 2.2 dialogues (unified schema)."""
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, list[State]], dict[str, list[str]]]:
+    """References per style, gold states, and the canonical (``mwz22``) delexicalized
+    system turns before normalization, from MultiWOZ 2.2 dialogues (unified schema)."""
     references: dict[str, dict[str, list[str]]] = {name: {} for name in styles}
+    raw_references: dict[str, list[str]] = {}
     gold: dict[str, list[State]] = {}
     for dialogue in dialogues:
         key = dialogue_key(dialogue["dialogue_id"])
         states: list[State] = []
         per_style: dict[str, list[str]] = {name: [] for name in styles}
+        raw: list[str] = []
         state: State = {}
         # mwzeval alternates by position: even turns are the user's.
         for index, turn in enumerate(dialogue["turns"]):
@@ -56,6 +60,7 @@ def build_from_22(
                 state = _state_of_user_turn(turn)
                 continue
             spans = _spans(turn)
+            raw.append(CANONICAL.delexicalize(turn["utterance"], spans))
             for name, style in styles.items():
                 raw = style.delexicalize(turn["utterance"], spans)
                 per_style[name].append(normalizer.normalize(raw, f"reference {key} turn {len(states)}", report))
@@ -63,4 +68,5 @@ def build_from_22(
         for name in styles:
             references[name][key] = per_style[name]
         gold[key] = states
-    return references, gold
+        raw_references[key] = raw
+    return references, gold, raw_references

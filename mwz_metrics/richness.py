@@ -6,11 +6,11 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
-from lexical_diversity import lex_div
-
 
 def richness(responses: Iterable[str]) -> dict[str, float | int]:
     """Entropy, conditional bigram entropy, average length, MSTTR-50 and n-gram counts."""
+    from lexical_diversity import lex_div  # imported when used: keeps evaluate.load fast
+
     unigrams: Counter = Counter()
     bigrams: Counter = Counter()
     trigrams: Counter = Counter()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mwz_datasets import multiwoz_raw, sources
+from mwz_datasets import sources
 from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders
 from mwz_metrics.references import build_from_22
 from mwz_plugins import get_registry
@@ -70,6 +70,8 @@ class TestSet:
         self.reference_warnings = UnknownPlaceholders()
 
     def _resolve(self, version: str, split: str) -> dict[str, Path]:
+        from mwz_datasets import multiwoz_raw
+
         needed = multiwoz_raw.sources(version, [split])
         files = sources.resolve(needed, data_dir=self.data_dir)
         self.resolved.update(files)
@@ -91,9 +93,13 @@ class TestSet:
         files = self._resolve("2.2", "test")
 
         def build():
+            from mwz_datasets import multiwoz_raw
+
             dialogues = multiwoz_raw.iter_dialogues("2.2", "test", files)
-            refs, gold = build_from_22(dialogues, self.styles, self.normalizer, self.chain, self.reference_warnings)
-            return {"references": refs, "gold_states": gold}
+            refs, gold, raw = build_from_22(dialogues, self.styles, self.normalizer, self.chain,
+                                            self.reference_warnings)
+            return {"references": refs, "gold_states": gold, "delexicalized": raw,
+                    "unknown_placeholders": dict(self.reference_warnings.counts)}
 
         return _cached("mwz22-test", self._checksums(files) + self._versions(), build)
 
@@ -101,6 +107,7 @@ class TestSet:
     def multiwoz21(self) -> dict[str, Any]:
         """``{"goals": {key: goal}, "booked_domains": {key: [[domain]]}}`` from 2.1 test."""
         from mwz_datasets import goals as goal_lib
+        from mwz_datasets import multiwoz_raw
 
         files = self._resolve("2.1", "test")
 
@@ -120,6 +127,10 @@ class TestSet:
         db = VenueDatabase.from_sources(data_dir=self.data_dir, normalize=self.chain)
         self.resolved.update(db.resolved)
         return db
+
+    def oracle_predictions(self) -> dict[str, list[dict[str, str]]]:
+        """The 2.2 test references as predictions (``mwz22`` delexicalization, no states)."""
+        return {key: [{"response": r} for r in turns] for key, turns in self.multiwoz22["delexicalized"].items()}
 
     def turn_counts(self, loaded: list[str]) -> dict[str, int] | None:
         if "2.1" in loaded:

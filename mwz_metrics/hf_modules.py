@@ -1,0 +1,92 @@
+"""Shared pieces of the ``evaluate`` module scripts (which stay thin).
+
+The scripts take whole dialogues, whose states are free-form dicts that Arrow
+features cannot describe, so ``compute`` calls the library directly instead of
+round-tripping inputs through an Arrow table; ``add``/``add_batch`` are not
+supported.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import datasets
+import evaluate
+
+from mwz_metrics.evaluator import Evaluator
+from mwz_metrics.inputs import InputError
+from mwz_metrics.testset import TestSet
+
+CITATION = """\
+@inproceedings{nekvinda-dusek-2021-shades,
+    title = "Shades of {BLEU}, Flavours of Success: The Case of {M}ulti{WOZ}",
+    author = "Nekvinda, Tom{\\'a}{\\v{s}} and Du{\\v{s}}ek, Ond{\\v{r}}ej",
+    booktitle = "Proceedings of the 1st Workshop on Natural Language Generation, Evaluation, and Metrics (GEM 2021)",
+    year = "2021",
+    pages = "34--46",
+}
+"""
+
+INPUTS = """
+Args:
+    predictions: either mwzeval's format, a dict ``{dialogue_id: [turn, ...]}``, or a
+        list of dialogues (each a list of turns) with ``references`` giving their ids.
+        A turn is ``{"response": str, "state": {domain: {slot: str}} (optional),
+        "active_domains": [str] (optional)}``, one per system turn of the test dialogue.
+        Ids may be written ``sng0073``, ``SNG0073`` or ``SNG0073.json``.
+    references: the dialogue ids of a list of ``predictions`` (omit with a dict).
+"""
+
+FEATURES = datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")})
+
+
+def as_mapping(predictions: Any, references: Sequence[str] | None) -> Mapping[str, Any]:
+    if isinstance(predictions, Mapping):
+        if references is not None:
+            raise InputError("give references (dialogue ids) only with a list of predictions")
+        return predictions
+    if references is None:
+        raise InputError("a list of predictions needs references: the dialogue id of each")
+    if len(predictions) != len(references):
+        raise InputError(f"{len(predictions)} predictions but {len(references)} references (dialogue ids)")
+    return dict(zip(references, predictions))
+
+
+@functools.lru_cache(maxsize=8)
+def testset(chain: str = "mwzeval", styles: tuple[str, ...] | None = None, data_dir: str | None = None) -> TestSet:
+    """One warm test set per configuration, shared by every module in the process."""
+    return TestSet(chain=chain, styles=list(styles) if styles is not None else None, data_dir=data_dir)
+
+
+def run(predictions: Any, references: Sequence[str] | None, **options: Any) -> dict[str, Any]:
+    styles = options.pop("styles", None)
+    chain = options.pop("chain", "mwzeval")
+    data_dir = options.pop("data_dir", None)
+    shared = testset(chain, tuple(styles) if styles is not None else None, data_dir)
+    evaluator = Evaluator(chain=chain, styles=styles, data_dir=data_dir, testset=shared, **options)
+    return evaluator.evaluate(as_mapping(predictions, references))
+
+
+def info(module: evaluate.Metric, description: str, inputs: str, reference_urls: list[str] | None = None):
+    return evaluate.MetricInfo(
+        description=description,
+        citation=CITATION,
+        inputs_description=inputs,
+        features=FEATURES,
+        homepage="https://github.com/Tomiinek/MultiWOZ_Evaluation",
+        reference_urls=reference_urls or ["https://aclanthology.org/2021.gem-1.4/"],
+    )
+
+
+def direct_compute(self, *, predictions=None, references=None, **kwargs):
+    """Compute at once from whole dialogues (see the module's ``inputs_description``)."""
+    if predictions is None:
+        raise InputError(f"{self.name}: pass the dialogues as compute(predictions=...); add/add_batch are not supported")
+    return self._compute(predictions=predictions, references=references, **kwargs)
+
+
+def unsupported_add(self, *args, **kwargs):
+    """Not supported: these modules score whole dialogues in one ``compute`` call."""
+    raise NotImplementedError(f"{self.name} scores whole dialogues: call compute(predictions=...) once")

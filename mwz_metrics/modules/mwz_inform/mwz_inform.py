@@ -1,0 +1,50 @@
+"""Inform rate of MultiWOZ responses (mwzeval, Nekvinda & Dusek 2021)."""
+
+import evaluate
+
+from mwz_metrics import hf_modules
+
+_DESCRIPTION = """\
+Inform: whether the venues a system offers (the database entries matching its
+dialogue state whenever it mentions a venue name or train id) are all among those
+matching the user's goal, per domain and for the whole dialogue, as mwzeval
+computes it. ``mwz_success`` gives Inform together with Success.
+"""
+
+_KWARGS_DESCRIPTION = hf_modules.INPUTS + """
+    gold_states: use MultiWOZ 2.2 gold states instead of predicted ones.
+    per_dialogue: also return each dialogue's inform and active domains.
+    chain: the value-normalizer chain (default ``mwzeval``).
+Returns:
+    ``inform``: ``{domain: rate}`` in percent (0-100), rounded to one decimal as
+    mwzeval, with ``total``; ``exact``: unrounded; ``coverage``, ``warnings``,
+    ``signature``.
+Examples:
+    >>> import mwz_metrics, evaluate
+    >>> inform = evaluate.load("mwz_inform")
+    >>> result = inform.compute(predictions={"sng0073": [
+    ...     {"response": "[value_name] is at [value_address].", "state": {"attraction": {"name": "kettle's yard"}}}]})
+    >>> sorted(result["inform"])
+    ['attraction', 'total']
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class MwzInform(evaluate.Metric):
+    compute = hf_modules.direct_compute
+    add = hf_modules.unsupported_add
+    add_batch = hf_modules.unsupported_add
+
+    def _info(self):
+        return hf_modules.info(self, _DESCRIPTION, _KWARGS_DESCRIPTION)
+
+    def _compute(self, *, predictions, references=None, gold_states=False, per_dialogue=False, chain="mwzeval"):
+        result = hf_modules.run(predictions, references, bleu=False, success=True, richness=False,
+                                gold_states=gold_states, per_dialogue=per_dialogue, chain=chain)
+        success = result["success"]
+        out = {"inform": success["inform"], "exact": success["exact"]["inform"]}
+        if per_dialogue:
+            out["per_dialogue"] = {k: {"inform": v["inform"], "active_domains": v["active_domains"]}
+                                   for k, v in success["per_dialogue"].items()}
+        out.update({key: result[key] for key in ("coverage", "warnings", "signature")})
+        return out

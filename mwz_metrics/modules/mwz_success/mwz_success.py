@@ -1,0 +1,46 @@
+"""Inform and Success rates of MultiWOZ responses (mwzeval, Nekvinda & Dusek 2021)."""
+
+import evaluate
+
+from mwz_metrics import hf_modules
+
+_DESCRIPTION = """\
+Inform: whether the venues a system offers match the user's goal; Success: Inform
+and every requested attribute (phone, address, postcode, reference, train id) was
+provided. Computed on the MultiWOZ test set exactly as mwzeval does, with the
+system's predicted dialogue states (or the MultiWOZ 2.2 gold states when the
+predictions have none, or when ``gold_states=True``; the result says which).
+"""
+
+_KWARGS_DESCRIPTION = hf_modules.INPUTS + """
+    gold_states: use MultiWOZ 2.2 gold states instead of predicted ones.
+    per_dialogue: also return each dialogue's inform/success and active domains.
+    chain: the value-normalizer chain (default ``mwzeval``).
+Returns:
+    ``success``: ``{"inform": {domain: rate}, "success": {domain: rate}, ...}`` in
+    percent (0-100), rounded to one decimal as mwzeval, with ``total``; ``exact``
+    holds unrounded rates. Also ``coverage``, ``warnings`` and ``signature``.
+Examples:
+    >>> import mwz_metrics, evaluate
+    >>> success = evaluate.load("mwz_success")
+    >>> result = success.compute(predictions={"sng0073": [
+    ...     {"response": "[value_name] is at [value_address].", "state": {"attraction": {"name": "kettle's yard"}}},
+    ...     {"response": "you are welcome.", "state": {"attraction": {"name": "kettle's yard"}}}]})
+    >>> sorted(result["success"]["inform"])
+    ['attraction', 'total']
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class MwzSuccess(evaluate.Metric):
+    compute = hf_modules.direct_compute
+    add = hf_modules.unsupported_add
+    add_batch = hf_modules.unsupported_add
+
+    def _info(self):
+        return hf_modules.info(self, _DESCRIPTION, _KWARGS_DESCRIPTION)
+
+    def _compute(self, *, predictions, references=None, gold_states=False, per_dialogue=False, chain="mwzeval"):
+        result = hf_modules.run(predictions, references, bleu=False, success=True, richness=False,
+                                gold_states=gold_states, per_dialogue=per_dialogue, chain=chain)
+        return {key: result[key] for key in ("success", "coverage", "warnings", "signature")}
