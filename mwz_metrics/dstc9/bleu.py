@@ -1,0 +1,51 @@
+"""Sentence BLEU as nltk 3.5 computes it with one reference and no smoothing.
+
+nltk 3.5 ``sentence_bleu(weights=[1/n]*n)``: clipped n-gram precisions,
+brevity penalty ``exp(1 - r/c)``; 0 when no unigram matches; a zero higher-order
+precision is replaced by ``sys.float_info.min`` (so the score is tiny, not 0).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import Counter
+
+MAX_ORDER = 4
+
+
+def _ngram_counts(tokens: list[str], n: int) -> Counter:
+    if len(tokens) < n:
+        return Counter()
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
+
+def precision_counts(reference: list[str], hypothesis: list[str], max_order: int = MAX_ORDER):
+    """(clipped matches, hypothesis n-gram count or 1) for n = 1..max_order."""
+    result = []
+    for n in range(1, max_order + 1):
+        hyp = _ngram_counts(hypothesis, n)
+        ref = _ngram_counts(reference, n)
+        matches = sum(min(count, ref[gram]) for gram, count in hyp.items())
+        result.append((matches, max(1, sum(hyp.values()))))
+    return result
+
+
+def bleu_scores(reference: list[str], hypothesis: list[str], max_order: int = MAX_ORDER) -> list[float]:
+    """BLEU-1..BLEU-max_order of one hypothesis against one reference."""
+    counts = precision_counts(reference, hypothesis, max_order)
+    if counts[0][0] == 0:
+        return [0.0] * max_order
+    hyp_len, ref_len = len(hypothesis), len(reference)
+    if hyp_len > ref_len:
+        penalty = 1.0
+    elif hyp_len == 0:
+        penalty = 0.0
+    else:
+        penalty = math.exp(1 - ref_len / hyp_len)
+    logs = [math.log(num / den) if num else math.log(sys.float_info.min) for num, den in counts]
+    scores = []
+    for n in range(1, max_order + 1):
+        weight = 1.0 / n
+        scores.append(penalty * math.exp(math.fsum(weight * value for value in logs[:n])))
+    return scores
