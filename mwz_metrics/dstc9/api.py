@@ -21,7 +21,8 @@ def score_split(
     """Validate ``entry`` (schema, length, knowledge references) and score it on ``split``."""
     data = load_split(split, data_dir=data_dir, verify=verify)
     scorer = default_scorer()
-    result = scorer.score(entry, data.labels, knowledge=data.knowledge, schema=data.schema, by_source=by_source)
+    result = scorer.score(entry, data.labels, knowledge=data.knowledge, schema=data.schema, by_source=by_source,
+                          official_schema=True)
     result["signature"] = {
         "metric": "dstc9_track1",
         "version": __version__,

@@ -15,28 +15,32 @@ MAX_ORDER = 4
 
 
 def _ngram_counts(tokens: list[str], n: int) -> Counter:
-    if len(tokens) < n:
-        return Counter()
-    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(zip(*(tokens[k:] for k in range(n))))
 
 
-def precision_counts(reference: list[str], hypothesis: list[str], max_order: int = MAX_ORDER):
-    """(clipped matches, hypothesis n-gram count or 1) for n = 1..max_order."""
+def ngram_counts(tokens: list[str], max_order: int = MAX_ORDER) -> list[Counter]:
+    return [_ngram_counts(tokens, n) for n in range(1, max_order + 1)]
+
+
+def precision_counts(ref_counts: list[Counter], hyp_counts: list[Counter]) -> list[tuple[int, int]]:
+    """(clipped matches, hypothesis n-gram count or 1) for each order."""
     result = []
-    for n in range(1, max_order + 1):
-        hyp = _ngram_counts(hypothesis, n)
-        ref = _ngram_counts(reference, n)
-        matches = sum(min(count, ref[gram]) for gram, count in hyp.items())
+    for hyp, ref in zip(hyp_counts, ref_counts):
+        matches = sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref)
         result.append((matches, max(1, sum(hyp.values()))))
     return result
 
 
 def bleu_scores(reference: list[str], hypothesis: list[str], max_order: int = MAX_ORDER) -> list[float]:
     """BLEU-1..BLEU-max_order of one hypothesis against one reference."""
-    counts = precision_counts(reference, hypothesis, max_order)
+    counts = precision_counts(ngram_counts(reference, max_order), ngram_counts(hypothesis, max_order))
+    return bleu_from_counts(counts, len(reference), len(hypothesis))
+
+
+def bleu_from_counts(counts: list[tuple[int, int]], ref_len: int, hyp_len: int) -> list[float]:
+    max_order = len(counts)
     if counts[0][0] == 0:
         return [0.0] * max_order
-    hyp_len, ref_len = len(hypothesis), len(reference)
     if hyp_len > ref_len:
         penalty = 1.0
     elif hyp_len == 0:

@@ -40,15 +40,27 @@ class Stemmer:
 
 
 def _match(hyp: list[tuple[int, str]], ref: list[tuple[int, str]], pairs: list) -> None:
-    """nltk 3.5 ``_match_enums``: pops matched words from ``hyp`` and ``ref``."""
-    for i in range(len(hyp) - 1, -1, -1):
-        word = hyp[i][1]
-        for j in range(len(ref) - 1, -1, -1):
-            if ref[j][1] == word:
-                pairs.append((hyp[i][0], ref[j][0]))
-                hyp.pop(i)
-                ref.pop(j)
-                break
+    """nltk 3.5 ``_match_enums``: removes matched words from ``hyp`` and ``ref``.
+
+    nltk scans hypothesis words from the last, each taking the last remaining
+    equal reference word; a stack of positions per word gives the same pairs.
+    """
+    positions: dict[str, list[int]] = {}
+    for k, (_, word) in enumerate(ref):
+        positions.setdefault(word, []).append(k)
+    taken: set[int] = set()
+    kept: list[tuple[int, str]] = []
+    for item in reversed(hyp):
+        stack = positions.get(item[1])
+        if stack:
+            k = stack.pop()
+            taken.add(k)
+            pairs.append((item[0], ref[k][0]))
+        else:
+            kept.append(item)
+    if taken:
+        hyp[:] = kept[::-1]
+        ref[:] = [item for k, item in enumerate(ref) if k not in taken]
 
 
 def _chunks(matches: list[tuple[int, int]]) -> int:

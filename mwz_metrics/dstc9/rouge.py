@@ -33,8 +33,8 @@ def rouge_n(hyp_words: list[str], ref_words: list[str], n: int) -> float:
     return _f(overlap, sum(hyp.values()), sum(ref.values()))
 
 
-def _lcs_words(x: list[str], y: list[str]) -> set[str]:
-    """Distinct words of the LCS of x and y that rouge 1.0.0's back-trace picks."""
+def _lcs_words_table(x: list[str], y: list[str]) -> set[str]:
+    """Distinct words of the LCS of x and y that rouge 1.0.0's back-trace picks (plain DP)."""
     rows = [[0] * (len(y) + 1)]
     for xi in x:
         prev = rows[-1]
@@ -60,6 +60,41 @@ def _lcs_words(x: list[str], y: list[str]) -> set[str]:
     return words
 
 
+def _lcs_words(x: list[str], y: list[str]) -> set[str]:
+    """Same as :func:`_lcs_words_table`, with the DP rows as bit vectors (Hyyro 2004).
+
+    Row i is a bit vector V_i over the columns of y where LCS(x[:i], y[:j]) equals
+    j minus the number of set bits among the lowest j bits; the back-trace reads
+    table cells from it and so takes the same path as the plain table.
+    """
+    masks: dict[str, int] = {}
+    for j, word in enumerate(y):
+        masks[word] = masks.get(word, 0) | (1 << j)
+    full = (1 << len(y)) - 1
+    v = full
+    rows = [v]
+    for word in x:
+        u = v & masks.get(word, 0)
+        v = ((v + u) | (v - u)) & full
+        rows.append(v)
+
+    def cell(i: int, j: int) -> int:
+        return j - (rows[i] & ((1 << j) - 1)).bit_count()
+
+    words = set()
+    i, j = len(x), len(y)
+    while i and j:
+        if x[i - 1] == y[j - 1]:
+            words.add(x[i - 1])
+            i -= 1
+            j -= 1
+        elif cell(i - 1, j) > cell(i, j - 1):
+            i -= 1
+        else:
+            j -= 1
+    return words
+
+
 def rouge_l(hyp_sents: list[str], ref_sents: list[str]) -> float:
     ref_distinct = len(set(_words(ref_sents)))
     hyp_distinct = len(set(_words(hyp_sents)))
@@ -74,6 +109,21 @@ def rouge_l(hyp_sents: list[str], ref_sents: list[str]) -> float:
     recall = total / ref_distinct
     precision = total / hyp_distinct
     return 2.0 * ((precision * recall) / (precision + recall + 1e-8))
+
+
+def rouge_from_tokens(hyp_tokens: list[str], ref_tokens: list[str], overlaps: tuple[int, int]) -> tuple[float, float, float] | None:
+    """ROUGE-1/2/L F for texts already free of "." (one sentence each), from precomputed
+    multiset n-gram overlaps (the clipped BLEU matches of orders 1 and 2)."""
+    if not hyp_tokens or not ref_tokens:
+        return None
+    h, r = len(hyp_tokens), len(ref_tokens)
+    total = len(_lcs_words(ref_tokens, hyp_tokens))
+    recall, precision = total / len(set(ref_tokens)), total / len(set(hyp_tokens))
+    return (
+        _f(overlaps[0], h, r),
+        _f(overlaps[1], max(h - 1, 0), max(r - 1, 0)),
+        2.0 * ((precision * recall) / (precision + recall + 1e-8)),
+    )
 
 
 def rouge_scores(hypothesis: str, reference: str) -> tuple[float, float, float] | None:

@@ -21,10 +21,10 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 
-from mwz_metrics.dstc9.bleu import bleu_scores
+from mwz_metrics.dstc9.bleu import bleu_from_counts, ngram_counts, precision_counts
 from mwz_metrics.dstc9.meteor import Stemmer, meteor
 from mwz_metrics.dstc9.normalize import normalize_text
-from mwz_metrics.dstc9.rouge import rouge_scores
+from mwz_metrics.dstc9.rouge import rouge_from_tokens
 from mwz_metrics.dstc9 import wordnet as wordnet_module
 from mwz_plugins.version import __version__
 
@@ -55,14 +55,56 @@ def _path_text(path) -> str:
     return head + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts[1:])
 
 
-def validate_schema(entry: object, schema: Mapping) -> None:
-    """Validate against the official ``output_schema.json``; errors name instance and field."""
+def _skeleton(item: object) -> object:
+    """``item`` with the values the official schemas constrain only by type made uniform:
+    a non-empty string ``response`` and integer ids. Instances with equal skeletons
+    pass or fail the official schemas alike, so each skeleton is validated once."""
+    if not isinstance(item, dict):
+        return item
+    out = dict(item)
+    if isinstance(out.get("response"), str) and out["response"]:
+        out["response"] = "x"
+    if isinstance(out.get("knowledge"), list):
+        refs = []
+        for ref in out["knowledge"]:
+            if isinstance(ref, dict):
+                ref = dict(ref)
+                for key in ("entity_id", "doc_id"):
+                    if type(ref.get(key)) is int:
+                        ref[key] = 0
+            refs.append(ref)
+        out["knowledge"] = refs
+    return out
+
+
+def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) -> None:
+    """Validate against an ``output_schema.json`` with jsonschema; errors name instance and field.
+
+    ``skeletons=True`` (valid for the two official DSTC9 schemas only) validates each
+    distinct :func:`_skeleton` once, which is ~20x faster on a full entry.
+    """
     import jsonschema
 
-    validator_class = jsonschema.validators.validator_for(schema)
-    validator = validator_class(schema)
-    errors = sorted(validator.iter_errors(entry), key=lambda e: list(map(str, e.absolute_path)))
-    _raise_errors([f"{_path_text(e.absolute_path)}: {e.message}" for e in errors], "schema error(s) in the entry")
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    if not skeletons or not isinstance(entry, list):
+        found = sorted(validator.iter_errors(entry), key=lambda e: list(map(str, e.absolute_path)))
+        _raise_errors([f"{_path_text(e.absolute_path)}: {e.message}" for e in found], "schema error(s) in the entry")
+        return
+    groups: dict[str, list[int]] = {}
+    samples: dict[str, object] = {}
+    for index, item in enumerate(entry):
+        key = json.dumps(_skeleton(item), sort_keys=True, default=repr)
+        groups.setdefault(key, []).append(index)
+        samples.setdefault(key, item)
+    errors = []
+    for key, indices in groups.items():
+        found = list(validator.iter_errors([samples[key]]))
+        for index in indices:
+            for e in found:
+                path = [index] + list(e.absolute_path)[1:]
+                errors.append((index, f"{_path_text(path)}: {e.message}"))
+    errors.sort(key=lambda pair: pair[0])
+    _raise_errors([text for _, text in errors], "schema error(s) in the entry")
 
 
 def validate_structure(entry: object) -> None:
@@ -152,23 +194,26 @@ class Scorer:
     def __init__(self):
         self.wordnet = wordnet_module.load()
         self.stem = Stemmer()
-        self._tokens: dict[str, list[str]] = {}
+        self._references: dict[str, tuple] = {}  # reference text -> (tokens, n-gram counts)
 
-    def _normalized(self, text: str) -> tuple[str, list[str]]:
-        tokens = self._tokens.get(text)
-        if tokens is None:
+    def _reference(self, text: str) -> tuple:
+        cached = self._references.get(text)
+        if cached is None:
             tokens = normalize_text(text).split()
-            if len(self._tokens) < 200_000:
-                self._tokens[text] = tokens
-        return " ".join(tokens), tokens
+            cached = (tokens, ngram_counts(tokens))
+            if len(self._references) < 100_000:
+                self._references[text] = cached
+        return cached
 
     def generation(self, reference: str, hypothesis: str) -> tuple[list[float], bool]:
         """The 8 generation scores of one pair, and whether ROUGE was undefined."""
-        ref_text, ref_tokens = self._normalized(reference)
-        hyp_text, hyp_tokens = self._normalized(hypothesis)
-        scores = bleu_scores(ref_tokens, hyp_tokens)
+        ref_tokens, ref_counts = self._reference(reference)
+        # Normalized text has no "." left, so rouge sees one sentence: the tokens.
+        hyp_tokens = normalize_text(hypothesis).split()
+        counts = precision_counts(ref_counts, ngram_counts(hyp_tokens))
+        scores = bleu_from_counts(counts, len(ref_tokens), len(hyp_tokens))
         scores.append(meteor(ref_tokens, hyp_tokens, self.stem, self.wordnet))
-        rouge = rouge_scores(hyp_text, ref_text)
+        rouge = rouge_from_tokens(hyp_tokens, ref_tokens, (counts[0][0], counts[1][0]))
         scores.extend((rouge[0], rouge[1], rouge[2]) if rouge is not None else (0.0, 0.0, 0.0))
         return scores, rouge is None
 
@@ -180,10 +225,11 @@ class Scorer:
         knowledge: Mapping | None = None,
         schema: Mapping | None = None,
         by_source: bool = True,
+        official_schema: bool = False,
     ) -> dict:
         """Scores of ``entry`` against ``labels`` (official shape + ``by_source``, ``warnings``)."""
         if schema is not None:
-            validate_schema(entry, schema)
+            validate_schema(entry, schema, skeletons=official_schema)
         validate_structure(entry)
         if len(entry) != len(labels):
             raise EntryError(f"the entry has {len(entry)} instances but the labels have {len(labels)}")
