@@ -56,9 +56,11 @@ def _path_text(path) -> str:
 
 
 def _skeleton(item: object) -> object:
-    """``item`` with the values the official schemas constrain only by type made uniform:
-    a non-empty string ``response`` and integer ids. Instances with equal skeletons
-    pass or fail the official schemas alike, so each skeleton is validated once."""
+    """``item`` with the values the official schemas constrain only by type made uniform
+    (a non-empty string ``response``, integer ids) and its knowledge references as a
+    sorted set (the schemas check each reference alone, and only that the list is
+    non-empty). Instances with equal skeletons pass or fail the official schemas
+    alike, so each skeleton is validated once."""
     if not isinstance(item, dict):
         return item
     out = dict(item)
@@ -72,8 +74,8 @@ def _skeleton(item: object) -> object:
                 for key in ("entity_id", "doc_id"):
                     if type(ref.get(key)) is int:
                         ref[key] = 0
-            refs.append(ref)
-        out["knowledge"] = refs
+            refs.append(json.dumps(ref, sort_keys=True, default=repr))
+        out["knowledge"] = [json.loads(ref) for ref in sorted(set(refs))]
     return out
 
 
@@ -91,16 +93,18 @@ def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) 
         _raise_errors([f"{_path_text(e.absolute_path)}: {e.message}" for e in found], "schema error(s) in the entry")
         return
     groups: dict[str, list[int]] = {}
-    samples: dict[str, object] = {}
+    samples: dict[str, object] = {}  # one skeleton per group
     for index, item in enumerate(entry):
         key = json.dumps(_skeleton(item), sort_keys=True, default=repr)
         groups.setdefault(key, []).append(index)
-        samples.setdefault(key, item)
+        if key not in samples:
+            samples[key] = _skeleton(item)
     errors = []
     for key, indices in groups.items():
-        found = list(validator.iter_errors([samples[key]]))
-        for index in indices:
-            for e in found:
+        if validator.is_valid([samples[key]]):
+            continue
+        for index in indices:  # rare: report each instance's own errors and paths
+            for e in validator.iter_errors([entry[index]]):
                 path = [index] + list(e.absolute_path)[1:]
                 errors.append((index, f"{_path_text(path)}: {e.message}"))
     errors.sort(key=lambda pair: pair[0])
