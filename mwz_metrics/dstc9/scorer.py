@@ -87,7 +87,11 @@ def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) 
     """
     import jsonschema
 
-    validator = jsonschema.validators.validator_for(schema)(schema)
+    # The official files name draft 2019-09 by a URL jsonschema does not know.
+    if "2019-09" in str(schema.get("$schema", "")):
+        validator = jsonschema.Draft201909Validator(schema)
+    else:
+        validator = jsonschema.validators.validator_for(schema)(schema)
     if not skeletons or not isinstance(entry, list):
         found = sorted(validator.iter_errors(entry), key=lambda e: list(map(str, e.absolute_path)))
         _raise_errors([f"{_path_text(e.absolute_path)}: {e.message}" for e in found], "schema error(s) in the entry")
