@@ -2,4 +2,5 @@
 
 from __future__ import annotations
 
+from mwz_metrics import cli_dstc9  # noqa: F401
 from mwz_metrics import cli_evaluate  # noqa: F401

@@ -1,0 +1,52 @@
+"""The labels, knowledge and schema of a split, through the pinned sources."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+
+from mwz_datasets import catalog
+from mwz_datasets.sources import ResolvedFile, resolve
+
+# split -> (labels, knowledge, output schema) paths in the upstream repository
+SPLIT_FILES = {
+    "train": ("data/train/labels.json", "data/knowledge.json", "data/output_schema.json"),
+    "val": ("data/val/labels.json", "data/knowledge.json", "data/output_schema.json"),
+    "test": ("data_eval/test/labels.json", "data_eval/knowledge.json", "data_eval/output_schema.json"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitData:
+    split: str
+    labels: list
+    knowledge: Mapping
+    schema: Mapping
+    files: tuple[ResolvedFile, ...]
+
+    def signature(self) -> list[dict]:
+        return [f.signature() for f in self.files]
+
+
+_CACHE: dict[tuple, SplitData] = {}
+
+
+def load_split(split: str, *, data_dir: str | os.PathLike | None = None, verify: bool = False) -> SplitData:
+    """Labels, knowledge and schema of ``split`` (train, val, test); parsed once per file content."""
+    if split not in SPLIT_FILES:
+        raise ValueError(f"unknown DSTC9 split {split!r}; expected one of {sorted(SPLIT_FILES)}")
+    paths = SPLIT_FILES[split]
+    resolved = resolve([catalog.dstc9(p) for p in paths], data_dir=data_dir, verify_local=verify)
+    files = tuple(resolved[p] for p in paths)
+    key = (split,) + tuple((str(f.path), f.sha256) for f in files)
+    if key not in _CACHE:
+        loaded = []
+        for f in files:
+            with open(f.path, encoding="utf-8") as handle:
+                loaded.append(json.load(handle))
+        _CACHE.clear()  # one split at a time is plenty
+        _CACHE[key] = SplitData(split, loaded[0], loaded[1], loaded[2], files)
+    cached = _CACHE[key]
+    return dataclasses.replace(cached, files=files)

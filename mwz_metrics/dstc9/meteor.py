@@ -1,0 +1,104 @@
+"""METEOR exactly as nltk 3.5's ``single_meteor_score`` computes it.
+
+nltk 3.5 aligns in three stages (exact, Porter stem, WordNet synonym), each
+matching hypothesis words from the last to the first against the last remaining
+reference word. Its stem stage does not remove the stem-matched words from the
+lists handed to the synonym stage (a bug later fixed in nltk), so one word can
+be matched twice: the official DSTC9 scores depend on it, and so this does too.
+Later nltk versions changed the function; this keeps the 3.5 behaviour.
+"""
+
+from __future__ import annotations
+
+from mwz_metrics.dstc9.wordnet import WordNet
+
+ALPHA, BETA, GAMMA = 0.9, 3, 0.5
+
+
+class Stemmer:
+    """nltk's Porter stemmer (NLTK_EXTENSIONS), cached per word.
+
+    For lowercase words it behaves as nltk 3.5's (later changes touch only
+    non-lowercase input and recursion depth).
+    """
+
+    def __init__(self):
+        try:
+            from nltk.stem.porter import PorterStemmer
+        except ImportError as error:
+            raise ImportError(
+                "METEOR needs nltk's Porter stemmer: pip install 'mwz-eval[dstc9]' (or nltk)"
+            ) from error
+        self._stem = PorterStemmer().stem
+        self._cache: dict[str, str] = {}
+
+    def __call__(self, word: str) -> str:
+        stem = self._cache.get(word)
+        if stem is None:
+            stem = self._cache[word] = self._stem(word)
+        return stem
+
+
+def _match(hyp: list[tuple[int, str]], ref: list[tuple[int, str]], pairs: list) -> None:
+    """nltk 3.5 ``_match_enums``: removes matched words from ``hyp`` and ``ref``.
+
+    nltk scans hypothesis words from the last, each taking the last remaining
+    equal reference word; a stack of positions per word gives the same pairs.
+    """
+    positions: dict[str, list[int]] = {}
+    for k, (_, word) in enumerate(ref):
+        positions.setdefault(word, []).append(k)
+    taken: set[int] = set()
+    kept: list[tuple[int, str]] = []
+    for item in reversed(hyp):
+        stack = positions.get(item[1])
+        if stack:
+            k = stack.pop()
+            taken.add(k)
+            pairs.append((item[0], ref[k][0]))
+        else:
+            kept.append(item)
+    if taken:
+        hyp[:] = kept[::-1]
+        ref[:] = [item for k, item in enumerate(ref) if k not in taken]
+
+
+def _chunks(matches: list[tuple[int, int]]) -> int:
+    chunks = 1
+    for (h0, r0), (h1, r1) in zip(matches, matches[1:]):
+        if not (h1 == h0 + 1 and r1 == r0 + 1):
+            chunks += 1
+    return chunks
+
+
+def meteor(reference_tokens: list[str], hypothesis_tokens: list[str], stem: Stemmer, wordnet: WordNet) -> float:
+    """METEOR of pre-normalized token lists (nltk 3.5 semantics)."""
+    hyp_len, ref_len = len(hypothesis_tokens), len(reference_tokens)
+    if hyp_len == 0 or ref_len == 0:
+        return 0.0
+    hyp = list(enumerate(hypothesis_tokens))
+    ref = list(enumerate(reference_tokens))
+    exact: list[tuple[int, int]] = []
+    _match(hyp, ref, exact)
+    # Stem stage on copies: hyp/ref keep the stem-matched words (nltk 3.5).
+    stemmed: list[tuple[int, int]] = []
+    _match([(i, stem(w)) for i, w in hyp], [(j, stem(w)) for j, w in ref], stemmed)
+    synonyms: list[tuple[int, int]] = []
+    for i in range(len(hyp) - 1, -1, -1):
+        names = wordnet.synonyms(hyp[i][1])
+        for j in range(len(ref) - 1, -1, -1):
+            if ref[j][1] in names:
+                synonyms.append((hyp[i][0], ref[j][0]))
+                hyp.pop(i)
+                ref.pop(j)
+                break
+    matches = sorted(exact + stemmed + synonyms, key=lambda pair: pair[0])  # stable, like nltk
+    count = len(matches)
+    if count == 0:
+        return 0.0
+    precision = float(count) / hyp_len
+    recall = float(count) / ref_len
+    fmean = (precision * recall) / (ALPHA * precision + (1 - ALPHA) * recall)
+    fragmentation = float(_chunks(matches)) / count
+    penalty = GAMMA * fragmentation**BETA
+    return (1 - penalty) * fmean

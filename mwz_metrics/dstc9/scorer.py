@@ -1,0 +1,339 @@
+"""DSTC9 Track 1 scores, identical to the official ``scripts/scores.py``.
+
+Detection precision/recall/F1 over ``target``; for every true-positive
+detection, knowledge selection (MRR@5, R@1, R@5) and response generation
+(BLEU-1..4, METEOR, ROUGE-1/2/L) are summed, and each is reported as the F1 of
+(sum / predicted targets, sum / true targets). Beyond the official scorer the
+same scores are given per ``source`` subset of the labels (test: multiwoz,
+sf_written, sf_spoken), with a ``signature``.
+
+Differences from the official scorer, on input it cannot handle:
+- an entry of another length than the labels is an error (the official one
+  silently scores the common prefix);
+- a pair whose normalized response (or reference) is empty gets ROUGE 0 (the
+  ``rouge`` package raises there); such pairs are counted in ``warnings``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Mapping, Sequence
+
+from mwz_metrics.dstc9.bleu import bleu_from_counts, ngram_counts, precision_counts
+from mwz_metrics.dstc9.meteor import Stemmer, meteor
+from mwz_metrics.dstc9.normalize import normalize_text
+from mwz_metrics.dstc9.rouge import rouge_from_tokens
+from mwz_metrics.dstc9 import wordnet as wordnet_module
+from mwz_plugins.version import __version__
+
+logger = logging.getLogger(__name__)
+
+GENERATION_KEYS = ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "meteor", "rouge_1", "rouge_2", "rouge_l")
+SELECTION_KEYS = ("mrr@5", "r@1", "r@5")
+MAX_ERRORS = 20
+
+
+class EntryError(ValueError):
+    """A system output that cannot be scored; the message names instance and field."""
+
+
+# ---------------------------------------------------------------- validation
+def _raise_errors(errors: list[str], what: str) -> None:
+    if errors:
+        shown = errors[:MAX_ERRORS]
+        more = f"\n  ... and {len(errors) - MAX_ERRORS} more" if len(errors) > MAX_ERRORS else ""
+        raise EntryError(f"{len(errors)} {what}:\n  " + "\n  ".join(shown) + more)
+
+
+def _path_text(path) -> str:
+    parts = list(path)
+    if not parts:
+        return "entry"
+    head = f"instance[{parts[0]}]" if isinstance(parts[0], int) else str(parts[0])
+    return head + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts[1:])
+
+
+def _skeleton(item: object) -> object:
+    """``item`` with the values the official schemas constrain only by type made uniform
+    (a non-empty string ``response``, integer ids) and its knowledge references as a
+    sorted set (the schemas check each reference alone, and only that the list is
+    non-empty). Instances with equal skeletons pass or fail the official schemas
+    alike, so each skeleton is validated once."""
+    if not isinstance(item, dict):
+        return item
+    out = dict(item)
+    if isinstance(out.get("response"), str) and out["response"]:
+        out["response"] = "x"
+    if isinstance(out.get("knowledge"), list):
+        refs = []
+        for ref in out["knowledge"]:
+            if isinstance(ref, dict):
+                ref = dict(ref)
+                for key in ("entity_id", "doc_id"):
+                    if type(ref.get(key)) is int:
+                        ref[key] = 0
+            refs.append(json.dumps(ref, sort_keys=True, default=repr))
+        out["knowledge"] = [json.loads(ref) for ref in sorted(set(refs))]
+    return out
+
+
+def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) -> None:
+    """Validate against an ``output_schema.json`` with jsonschema; errors name instance and field.
+
+    ``skeletons=True`` (valid for the two official DSTC9 schemas only) validates each
+    distinct :func:`_skeleton` once, which is ~20x faster on a full entry.
+    """
+    import jsonschema
+
+    # The official files name draft 2019-09 by a URL jsonschema does not know.
+    if "2019-09" in str(schema.get("$schema", "")):
+        validator = jsonschema.Draft201909Validator(schema)
+    else:
+        validator = jsonschema.validators.validator_for(schema)(schema)
+    if not skeletons or not isinstance(entry, list):
+        found = sorted(validator.iter_errors(entry), key=lambda e: list(map(str, e.absolute_path)))
+        _raise_errors([f"{_path_text(e.absolute_path)}: {e.message}" for e in found], "schema error(s) in the entry")
+        return
+    groups: dict[str, list[int]] = {}
+    samples: dict[str, object] = {}  # one skeleton per group
+    for index, item in enumerate(entry):
+        key = json.dumps(_skeleton(item), sort_keys=True, default=repr)
+        groups.setdefault(key, []).append(index)
+        if key not in samples:
+            samples[key] = _skeleton(item)
+    errors = []
+    for key, indices in groups.items():
+        if validator.is_valid([samples[key]]):
+            continue
+        for index in indices:  # rare: report each instance's own errors and paths
+            for e in validator.iter_errors([entry[index]]):
+                path = [index] + list(e.absolute_path)[1:]
+                errors.append((index, f"{_path_text(path)}: {e.message}"))
+    errors.sort(key=lambda pair: pair[0])
+    _raise_errors([text for _, text in errors], "schema error(s) in the entry")
+
+
+def validate_structure(entry: object) -> None:
+    """The schema's checks in code, for when no schema file is at hand."""
+    if not isinstance(entry, list):
+        raise EntryError(f"an entry is a JSON array of instances, got {type(entry).__name__}")
+    errors = []
+    for index, item in enumerate(entry):
+        where = f"instance[{index}]"
+        if not isinstance(item, dict) or not isinstance(item.get("target"), bool):
+            errors.append(f"{where}.target: missing or not a boolean")
+            continue
+        if item["target"] is not True:
+            continue
+        knowledge = item.get("knowledge")
+        if not isinstance(knowledge, list) or not knowledge:
+            errors.append(f"{where}.knowledge: a non-empty list is required when target is true")
+        else:
+            for k, ref in enumerate(knowledge):
+                if not isinstance(ref, dict) or not {"domain", "entity_id", "doc_id"} <= ref.keys():
+                    errors.append(f"{where}.knowledge[{k}]: needs domain, entity_id and doc_id")
+                elif isinstance(ref["doc_id"], bool) or not isinstance(ref["doc_id"], int):
+                    errors.append(f"{where}.knowledge[{k}].doc_id: not an integer")
+        if not isinstance(item.get("response"), str) or not item["response"]:
+            errors.append(f"{where}.response: a non-empty string is required when target is true")
+    _raise_errors(errors, "error(s) in the entry")
+
+
+def validate_knowledge(entry: Sequence[Mapping], knowledge: Mapping) -> None:
+    """Every knowledge reference of a target instance names a snippet of ``knowledge``."""
+    errors = []
+    for index, item in enumerate(entry):
+        if item.get("target") is not True:
+            continue
+        for k, ref in enumerate(item.get("knowledge", [])):
+            domain, entity, doc = ref["domain"], str(ref["entity_id"]), str(ref["doc_id"])
+            snippet = f"{domain}/{entity}/{doc}"
+            if domain not in knowledge:
+                errors.append(f"instance[{index}].knowledge[{k}]: unknown snippet {snippet} (no domain {domain!r})")
+            elif entity not in knowledge[domain]:
+                errors.append(f"instance[{index}].knowledge[{k}]: unknown snippet {snippet} (no entity {entity})")
+            elif doc not in knowledge[domain][entity]["docs"]:
+                errors.append(f"instance[{index}].knowledge[{k}]: unknown snippet {snippet} (no doc {doc})")
+    _raise_errors(errors, "unknown knowledge reference(s)")
+
+
+# ---------------------------------------------------------------- scoring
+def _matches(ref_knowledge: Sequence[Mapping], hyp_knowledge: Sequence[Mapping]) -> list[bool]:
+    refs = [(r["domain"], r["entity_id"], r["doc_id"]) for r in ref_knowledge]
+    return [(h["domain"], h["entity_id"], h["doc_id"]) in refs for h in hyp_knowledge]
+
+
+class _Sums:
+    """Running sums in the official scorer's order (float addition is not associative)."""
+
+    def __init__(self):
+        self.tp = self.fp = self.tn = self.fn = 0.0
+        self.selection = [0.0, 0.0, 0.0]
+        self.generation = [0.0] * len(GENERATION_KEYS)
+
+    def add(self, selection: Sequence[float], generation: Sequence[float]) -> None:
+        self.tp += 1
+        for k, value in enumerate(selection):
+            self.selection[k] += value
+        for k, value in enumerate(generation):
+            self.generation[k] += value
+
+    def _prf(self, total: float) -> tuple[float, float, float]:
+        predicted, actual = self.tp + self.fp, self.tp + self.fn
+        p = total / predicted if predicted > 0.0 else 0.0
+        r = total / actual if actual > 0.0 else 0.0
+        f = 2 * p * r / (p + r) if p + r > 0.0 else 0.0
+        return p, r, f
+
+    def scores(self) -> dict:
+        p, r, f = self._prf(self.tp)
+        return {
+            "detection": {"prec": p, "rec": r, "f1": f},
+            "selection": {key: self._prf(v)[2] for key, v in zip(SELECTION_KEYS, self.selection)},
+            "generation": {key: self._prf(v)[2] for key, v in zip(GENERATION_KEYS, self.generation)},
+        }
+
+
+class Scorer:
+    """Reusable scorer: keeps the stemmer and WordNet caches warm across entries."""
+
+    def __init__(self):
+        self.wordnet = wordnet_module.load()
+        self.stem = Stemmer()
+        self._references: dict[str, tuple] = {}  # reference text -> (tokens, n-gram counts)
+
+    def _reference(self, text: str) -> tuple:
+        cached = self._references.get(text)
+        if cached is None:
+            tokens = normalize_text(text).split()
+            cached = (tokens, ngram_counts(tokens))
+            if len(self._references) < 100_000:
+                self._references[text] = cached
+        return cached
+
+    def generation(self, reference: str, hypothesis: str) -> tuple[list[float], bool]:
+        """The 8 generation scores of one pair, and whether ROUGE was undefined."""
+        ref_tokens, ref_counts = self._reference(reference)
+        # Normalized text has no "." left, so rouge sees one sentence: the tokens.
+        hyp_tokens = normalize_text(hypothesis).split()
+        counts = precision_counts(ref_counts, ngram_counts(hyp_tokens))
+        scores = bleu_from_counts(counts, len(ref_tokens), len(hyp_tokens))
+        scores.append(meteor(ref_tokens, hyp_tokens, self.stem, self.wordnet))
+        rouge = rouge_from_tokens(hyp_tokens, ref_tokens, (counts[0][0], counts[1][0]))
+        scores.extend((rouge[0], rouge[1], rouge[2]) if rouge is not None else (0.0, 0.0, 0.0))
+        return scores, rouge is None
+
+    def score(
+        self,
+        entry: Sequence[Mapping],
+        labels: Sequence[Mapping],
+        *,
+        knowledge: Mapping | None = None,
+        schema: Mapping | None = None,
+        by_source: bool = True,
+        official_schema: bool = False,
+    ) -> dict:
+        """Scores of ``entry`` against ``labels`` (official shape + ``by_source``, ``warnings``)."""
+        if schema is not None:
+            validate_schema(entry, schema, skeletons=official_schema)
+        validate_structure(entry)
+        if len(entry) != len(labels):
+            raise EntryError(f"the entry has {len(entry)} instances but the labels have {len(labels)}")
+        if knowledge is not None:
+            validate_knowledge(entry, knowledge)
+        total = _Sums()
+        subsets: dict[str, _Sums] = {}
+        empty_rouge = extra_fields = 0
+        for ref, hyp in zip(labels, entry):
+            sums = [total]
+            source = ref.get("source")
+            if by_source and source is not None:
+                sums.append(subsets.setdefault(source, _Sums()))
+            if hyp["target"] is not True and len(hyp) > 1:
+                extra_fields += 1
+            if ref["target"] is True:
+                if hyp["target"] is True:
+                    relevance = _matches(ref["knowledge"], hyp["knowledge"])[:5]
+                    rank = relevance.index(True) + 1 if True in relevance else 0
+                    selection = (1.0 / rank if rank else 0.0, 1.0 if relevance[:1] == [True] else 0.0,
+                                 1.0 if rank else 0.0)
+                    generation, undefined = self.generation(ref["response"], hyp["response"])
+                    empty_rouge += undefined
+                    for s in sums:
+                        s.add(selection, generation)
+                else:
+                    for s in sums:
+                        s.fn += 1
+            elif hyp["target"] is True:
+                for s in sums:
+                    s.fp += 1
+            else:
+                for s in sums:
+                    s.tn += 1
+        result = total.scores()
+        if by_source and subsets:
+            result["by_source"] = {name: subsets[name].scores() for name in sorted(subsets)}
+        result["counts"] = {"instances": len(labels), "tp": int(total.tp), "fp": int(total.fp),
+                            "fn": int(total.fn), "tn": int(total.tn)}
+        result["warnings"] = {"empty_normalized_response_rouge_0": empty_rouge,
+                              "non_target_with_extra_fields": extra_fields}
+        if empty_rouge:
+            logger.warning("%d pair(s) with an empty normalized response or reference got ROUGE 0", empty_rouge)
+        return result
+
+    def options(self) -> dict:
+        import nltk
+
+        return {
+            "normalization": "dstc9 scripts/scores.py _normalize_text",
+            "bleu": "nltk 3.5 sentence_bleu, weights 1/n, no smoothing (reimplemented)",
+            "meteor": "nltk 3.5 single_meteor_score (reimplemented), alpha 0.9, beta 3, gamma 0.5",
+            "stemmer": f"nltk {nltk.__version__} PorterStemmer (NLTK_EXTENSIONS)",
+            "wordnet": {"location": self.wordnet.location, "sha256": self.wordnet.sha256},
+            "rouge": "rouge 1.0.0 Rouge() f (reimplemented); empty normalized text -> 0",
+        }
+
+
+_DEFAULT: Scorer | None = None
+
+
+def default_scorer() -> Scorer:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Scorer()
+    return _DEFAULT
+
+
+def score(entry, labels, *, knowledge=None, schema=None, by_source=True) -> dict:
+    """Score one entry against labels given in memory; adds a ``signature``."""
+    scorer = default_scorer()
+    result = scorer.score(entry, labels, knowledge=knowledge, schema=schema, by_source=by_source)
+    result["signature"] = {
+        "metric": "dstc9_track1",
+        "version": __version__,
+        "data": "labels given in memory",
+        "options": scorer.options(),
+    }
+    return result
+
+
+def official_view(result: Mapping) -> dict:
+    """Only the keys of an official ``*.score.json``."""
+    return {key: dict(result[key]) for key in ("detection", "selection", "generation")}
+
+
+def max_abs_diff(result: Mapping, official: Mapping) -> float:
+    """Largest |difference| over the official score keys (inf if a key is missing)."""
+    worst = 0.0
+    for group, values in official.items():
+        for key, value in values.items():
+            mine = result.get(group, {}).get(key)
+            worst = max(worst, math.inf if mine is None else abs(mine - value))
+    return worst
+
+
+def load_json(path) -> object:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)

@@ -1,0 +1,200 @@
+"""A minimal WordNet 3.0 reader: the synonyms nltk 3.5's METEOR looks up.
+
+nltk 3.5 ``single_meteor_score`` matches a hypothesis word to a reference word
+when the reference word is among the lemma names (without "_") of
+``wordnet.synsets(word)``. This reads the same database files (``index.*``,
+``data.*``, ``*.exc``) and applies nltk's ``_morphy`` rules, without needing
+nltk's ``lexnames`` file. Located, in order:
+
+1. ``$MWZ_WORDNET`` (a folder holding ``index.noun``...);
+2. Debian's ``wordnet-base`` package (``/usr/share/wordnet``);
+3. nltk's downloaded WordNet (``<nltk_data>/corpora/wordnet`` or ``wordnet.zip``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+WORDNET_ENV = "MWZ_WORDNET"
+DEBIAN_DIRS = ("/usr/share/wordnet", "/usr/share/wordnet/dict")
+_POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}  # nltk's POS_LIST order
+_REQUIRED = ("index.noun", "data.noun", "noun.exc")
+
+# nltk 3.5 WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS
+_SUBSTITUTIONS = {
+    "n": [("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"),
+          ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y")],
+    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"),
+          ("ed", ""), ("ing", "e"), ("ing", "")],
+    "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
+    "r": [],
+}
+# A lemma in a data file may carry a syntactic marker, e.g. "galore(ip)".
+_MARKER = re.compile(r"(.*?)(\(.*\))?$")
+
+
+class WordNetNotFoundError(RuntimeError):
+    pass
+
+
+def _nltk_data_dirs() -> list[Path]:
+    try:
+        import nltk.data  # optional: only to honour the user's nltk_data paths
+
+        paths = list(nltk.data.path)
+    except ImportError:
+        home = os.path.expanduser("~")
+        paths = [os.path.join(home, "nltk_data"), os.path.join(sys.prefix, "nltk_data"),
+                 "/usr/share/nltk_data", "/usr/local/share/nltk_data",
+                 "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
+        if os.environ.get("NLTK_DATA"):
+            paths = os.environ["NLTK_DATA"].split(os.pathsep) + paths
+    return [Path(p) / "corpora" for p in paths]
+
+
+class _Files:
+    """Reads WordNet files from a folder or from nltk's zip."""
+
+    def __init__(self, location: Path, member_prefix: str | None = None):
+        self.location = location
+        self.member_prefix = member_prefix  # set for a zip
+
+    def read(self, name: str) -> bytes:
+        if self.member_prefix is None:
+            return (self.location / name).read_bytes()
+        with zipfile.ZipFile(self.location) as archive:
+            return archive.read(self.member_prefix + name)
+
+    def describe(self) -> str:
+        return str(self.location) + (f"!{self.member_prefix}" if self.member_prefix else "")
+
+
+def locate() -> _Files:
+    """The WordNet files to use; raises :class:`WordNetNotFoundError` naming both fixes."""
+    looked: list[str] = []
+    folders = []
+    if os.environ.get(WORDNET_ENV):
+        folders.append(Path(os.environ[WORDNET_ENV]))
+    folders += [Path(d) for d in DEBIAN_DIRS]
+    for corpora in _nltk_data_dirs():
+        folders.append(corpora / "wordnet")
+    for folder in folders:
+        looked.append(str(folder))
+        if all((folder / name).is_file() for name in _REQUIRED):
+            return _Files(folder)
+    for corpora in _nltk_data_dirs():
+        archive = corpora / "wordnet.zip"
+        looked.append(str(archive))
+        if archive.is_file():
+            return _Files(archive, "wordnet/")
+    raise WordNetNotFoundError(
+        "WordNet 3.0 is needed for METEOR and was not found (looked in: " + ", ".join(looked) + "). "
+        "Fix: install Debian's WordNet (`apt-get install wordnet-base`), or download nltk's "
+        "(`python -m nltk.downloader wordnet`), or set MWZ_WORDNET to a folder with index.noun, data.noun..."
+    )
+
+
+class WordNet:
+    """Lemma-name synonyms of a word, as nltk 3.5's ``wordnet.synsets`` yields them."""
+
+    def __init__(self, files: _Files):
+        self.location = files.describe()
+        self._index: dict[str, dict[str, list[int]]] = {}
+        self._exceptions: dict[str, dict[str, list[str]]] = {}
+        self._data: dict[str, bytes] = {}
+        digest = hashlib.sha256()
+        for pos, suffix in _POS_FILES.items():
+            index = files.read(f"index.{suffix}")
+            data = files.read(f"data.{suffix}")
+            exc = files.read(f"{suffix}.exc")
+            for blob in (index, data, exc):
+                digest.update(blob)
+            self._data[pos] = data
+            self._read_index(index.decode("utf-8"), suffix)
+            self._exceptions[pos] = {
+                terms[0]: terms[1:] for terms in (line.split() for line in exc.decode("utf-8").splitlines()) if terms
+            }
+        self.sha256 = digest.hexdigest()
+        self._synonyms: dict[str, frozenset[str]] = {}
+
+    def _read_index(self, text: str, suffix: str) -> None:
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line or line.startswith(" "):
+                continue  # license header
+            fields = line.split()
+            try:
+                lemma, pos, n_synsets, n_pointers = fields[0], fields[1], int(fields[2]), int(fields[3])
+                start = 4 + n_pointers + 2  # skip pointers, sense count, tagsense count
+                offsets = [int(field) for field in fields[start : start + n_synsets]]
+            except (IndexError, ValueError) as error:
+                raise ValueError(f"index.{suffix}, line {number}: {error}") from None
+            self._index.setdefault(lemma, {})[pos] = offsets
+
+    def _morphy(self, form: str, pos: str) -> list[str]:
+        substitutions = _SUBSTITUTIONS[pos]
+
+        def apply_rules(forms):
+            return [f[: -len(old)] + new for f in forms for old, new in substitutions if f.endswith(old)]
+
+        def filter_forms(forms):
+            found = []
+            for f in forms:
+                if pos in self._index.get(f, ()) and f not in found:
+                    found.append(f)
+            return found
+
+        exceptions = self._exceptions[pos]
+        if form in exceptions:
+            return filter_forms([form] + exceptions[form])
+        forms = apply_rules([form])
+        results = filter_forms([form] + forms)
+        if results:
+            return results
+        while forms:
+            forms = apply_rules(forms)
+            results = filter_forms(forms)
+            if results:
+                return results
+        return []
+
+    def _lemma_names(self, pos: str, offset: int) -> list[str]:
+        data = self._data[pos]
+        end = data.find(b"\n", offset)
+        fields = data[offset : end if end >= 0 else len(data)].split(b"|", 1)[0].split()
+        count = int(fields[3], 16)
+        names = []
+        for k in range(count):
+            name = fields[4 + 2 * k].decode("utf-8")
+            names.append(_MARKER.match(name).group(1))
+        return names
+
+    def synonyms(self, word: str) -> frozenset[str]:
+        """Lemma names without "_" of every synset of ``word``, plus ``word`` itself."""
+        cached = self._synonyms.get(word)
+        if cached is not None:
+            return cached
+        lemma = word.lower()
+        names = {word}
+        for pos in _POS_FILES:
+            for form in self._morphy(lemma, pos):
+                for offset in self._index[form].get(pos, []):
+                    names.update(n for n in self._lemma_names(pos, offset) if "_" not in n)
+        result = frozenset(names)
+        self._synonyms[word] = result
+        return result
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> WordNet:
+    files = locate()
+    logger.info("reading WordNet from %s", files.describe())
+    return WordNet(files)

@@ -1,0 +1,118 @@
+"""DSTC9 Track 1 metric: parity with the official score files, bad input, interfaces."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mwz_metrics.dstc9 import EntryError, official_view, score, score_split
+from mwz_metrics.dstc9.rouge import _lcs_words, _lcs_words_table
+from tests.conftest import shared_path
+
+
+def _official_pairs():
+    results = shared_path("data", "dstc9", "results")
+    return sorted(results.glob("*/*.score.json"))
+
+
+@pytest.fixture(scope="module")
+def official(use_mirror_module):
+    return _official_pairs()
+
+
+@pytest.fixture(scope="module")
+def use_mirror_module(mirror):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MWZ_MIRROR", str(mirror))
+    yield mirror
+    mp.undo()
+
+
+def test_parity_with_every_official_score_file(use_mirror_module):
+    pairs = _official_pairs()
+    assert len(pairs) >= 4
+    for score_file in pairs:
+        entry = json.loads(score_file.with_name(score_file.name.replace(".score.json", ".json")).read_text())
+        expected = json.loads(score_file.read_text())
+        got = official_view(score_split(entry, "test"))
+        assert got.keys() == expected.keys()
+        for group, values in expected.items():
+            assert got[group].keys() == values.keys()
+            for key, value in values.items():
+                assert abs(got[group][key] - value) <= 1e-12, (score_file, group, key)
+
+
+@pytest.fixture(scope="module")
+def baseline(use_mirror_module):
+    return json.loads(shared_path("data", "dstc9", "results", "baseline", "entry0.json").read_text())
+
+
+def test_by_source_and_signature(baseline):
+    result = score_split(baseline, "test")
+    assert set(result["by_source"]) == {"multiwoz", "sf_written", "sf_spoken"}
+    counts = result["counts"]
+    assert counts["tp"] + counts["fp"] + counts["fn"] + counts["tn"] == len(baseline)
+    files = {f["file"].split("/", 2)[-1]: f for f in result["signature"]["data"]}
+    assert files["data_eval/test/labels.json"]["pinned"] is True
+    assert result["signature"]["options"]["wordnet"]["sha256"]
+
+
+def test_length_mismatch_names_both_counts(baseline):
+    with pytest.raises(EntryError, match=f"{len(baseline) - 1} instances but the labels have {len(baseline)}"):
+        score_split(baseline[:-1], "test")
+
+
+def test_schema_error_names_instance_and_field(baseline):
+    bad = [dict(item) for item in baseline]
+    index = next(i for i, item in enumerate(bad) if item["target"])
+    bad[index] = dict(bad[index], response="")
+    bad[index + 1] = dict(bad[index + 1], target="yes")
+    with pytest.raises(EntryError) as caught:
+        score_split(bad, "test")
+    assert f"instance[{index}].response" in str(caught.value)
+    assert f"instance[{index + 1}].target" in str(caught.value)
+    assert baseline[index]["response"]  # the caller's entry is untouched
+
+
+def test_unknown_snippet_is_named(baseline):
+    bad = list(baseline)
+    index = next(i for i, item in enumerate(bad) if item["target"])
+    bad[index] = dict(bad[index], knowledge=[{"domain": "hotel", "entity_id": 123456789, "doc_id": 0}])
+    with pytest.raises(EntryError, match=rf"instance\[{index}\].knowledge\[0\]: unknown snippet hotel/123456789/0"):
+        score_split(bad, "test")
+
+
+def test_empty_normalized_response_gets_rouge_zero():
+    labels = [{"target": True, "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 1}], "response": "Yes it does."}]
+    entry = [{"target": True, "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 1}], "response": "The ..."}]
+    result = score(entry, labels)
+    assert result["generation"]["rouge_l"] == 0.0 and result["generation"]["meteor"] == 0.0
+    assert result["warnings"]["empty_normalized_response_rouge_0"] == 1
+
+
+def test_bit_parallel_lcs_matches_the_table():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(500):
+        x = [rng.choice("abcde") for _ in range(rng.randint(1, 12))]
+        y = [rng.choice("abcde") for _ in range(rng.randint(1, 12))]
+        assert _lcs_words(x, y) == _lcs_words_table(x, y)
+
+
+def test_evaluate_module_and_cli(use_mirror_module, baseline, tmp_path):
+    import evaluate
+
+    import mwz_metrics  # noqa: F401
+    from mwz_metrics.cli import main
+
+    metric = evaluate.load("dstc9_track1")
+    via_module = metric.compute(predictions=baseline)
+    direct = score_split(baseline, "test")
+    assert official_view(via_module) == official_view(direct)
+    entry_path = tmp_path / "entry.json"
+    entry_path.write_text(json.dumps(baseline))
+    assert main(["dstc9", "score", "--entry", str(entry_path), "--split", "test", "-o", str(tmp_path / "s.json")]) == 0
+    assert official_view(json.loads((tmp_path / "s.json").read_text())) == official_view(direct)
+    assert main(["dstc9", "score", "--entry", str(entry_path), "--split", "val"]) == 2  # length mismatch

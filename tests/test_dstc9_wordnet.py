@@ -1,0 +1,17 @@
+"""WordNet lookup: found offline, or an error naming both fixes."""
+
+from __future__ import annotations
+
+import pytest
+
+from mwz_metrics.dstc9 import wordnet
+
+
+def test_missing_wordnet_names_both_fixes(monkeypatch, tmp_path):
+    monkeypatch.setattr(wordnet, "DEBIAN_DIRS", (str(tmp_path / "none"),))
+    monkeypatch.setattr(wordnet, "_nltk_data_dirs", lambda: [tmp_path / "nltk"])
+    monkeypatch.delenv(wordnet.WORDNET_ENV, raising=False)
+    with pytest.raises(wordnet.WordNetNotFoundError) as caught:
+        wordnet.locate()
+    assert "apt-get install wordnet-base" in str(caught.value)
+    assert "nltk.downloader wordnet" in str(caught.value)

@@ -1,0 +1,82 @@
+"""Parity with mwzeval (Tomiinek/MultiWOZ_Evaluation @7f19ee0) on every shared system.
+
+Targets in ``../shared/parity/mwzeval``: normalized responses (string for
+string), richness (1e-9), and for systems with states per-dialogue
+inform/success booleans, active domains and the rounded rates.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from conftest import SHARED, shared_path
+from mwz_metrics.evaluator import Evaluator
+from mwz_metrics.testset import TestSet
+
+PARITY = SHARED / "parity" / "mwzeval"
+SYSTEMS = sorted(p.name[: -len(".expected.json")] for p in PARITY.glob("*.expected.json") if "hf_dummy" not in p.name)
+
+
+def test_there_are_parity_targets():
+    shared_path("parity", "mwzeval")
+    assert len(SYSTEMS) >= 8, SYSTEMS
+
+
+@pytest.fixture(scope="module")
+def testset(mirror):
+    import os
+
+    old = os.environ.get("MWZ_MIRROR")
+    os.environ["MWZ_MIRROR"] = str(mirror)
+    try:
+        ts = TestSet()
+        ts.multiwoz21  # load while the mirror is set
+        ts.database
+        yield ts
+    finally:
+        if old is None:
+            os.environ.pop("MWZ_MIRROR", None)
+        else:
+            os.environ["MWZ_MIRROR"] = old
+
+
+def _load(system):
+    expected = json.loads((PARITY / f"{system}.expected.json").read_text())
+    predictions = json.loads(shared_path("data", "mwzeval", "predictions", f"{system}.json").read_text())
+    return expected, predictions
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_normalization_and_richness(system, testset):
+    expected, predictions = _load(system)
+    evaluator = Evaluator(bleu=False, success=False, richness=True, testset=testset)
+    result = evaluator.evaluate(predictions)
+    hypotheses = evaluator.normalizer.normalize_all(
+        {k.lower(): [t["response"] for t in v] for k, v in predictions.items()})
+    assert hypotheses == expected["normalized_responses"]
+    for key, value in expected["richness"].items():
+        assert result["richness"][key] == pytest.approx(value, abs=1e-9), key
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_inform_success_per_dialogue(system, testset):
+    expected, predictions = _load(system)
+    if not expected.get("inform"):
+        pytest.skip(f"{system} has no state predictions (mwzeval needs 2.2 gold states, not shared)")
+    before = copy.deepcopy(predictions)
+    evaluator = Evaluator(bleu=False, success=True, richness=False, per_dialogue=True, testset=testset)
+    result = evaluator.evaluate(predictions)
+    assert predictions == before, "the caller's predictions were mutated"
+    success = result["success"]
+    assert success["states"] == "predicted"
+    per_dialogue = success["per_dialogue"]
+    assert set(per_dialogue) == set(expected["per_dialogue"])
+    wrong = [k for k, v in expected["per_dialogue"].items()
+             if (per_dialogue[k]["inform"], per_dialogue[k]["success"], per_dialogue[k]["active_domains"])
+             != (v["inform"], v["success"], v["active_domains"])]
+    assert not wrong, f"{len(wrong)} dialogues differ, e.g. {wrong[:5]}"
+    assert success["inform"] == expected["inform"]
+    assert success["success"] == expected["success"]
