@@ -175,11 +175,18 @@ class ZipArchive:
                 return split
         return "train"
 
+    def _separate_acts(self, dialogue_id: str) -> Any:
+        # 2.0 dialogue_acts.json is keyed by the id without ".json".
+        if not self.acts:
+            return None
+        stem = dialogue_id[: -len(".json")] if dialogue_id.endswith(".json") else dialogue_id
+        return self.acts.get(stem, self.acts.get(dialogue_id))
+
     def iter_dialogues(self, split: str) -> Iterator[dict]:
         _check(self.version, split)
         for dialogue_id, raw in self.dialogues.items():
             if self.split_of(dialogue_id) == split:
-                acts = self.acts.get(evaluation_key(dialogue_id).upper()) if self.acts else None
+                acts = self._separate_acts(dialogue_id)
                 yield convert_v2x(self.version, split, dialogue_id, raw, separate_acts=acts)
 
 
@@ -256,9 +263,14 @@ def _belief(metadata: Mapping[str, Any], where: str) -> tuple[list[dict], list[d
             for slot, value in (state.get(kind) or {}).items():
                 if kind == "book" and slot == "booked":
                     continue
-                belief.append({"domain": domain, "kind": kind, "slot": slot, "value": _as_text(value)})
-        if "booked" in (state.get("book") or {}):
-            booked.append({"domain": domain, "entries": json.dumps(state["book"]["booked"], ensure_ascii=False)})
+                if not isinstance(value, str):
+                    value = _as_text(value)
+                belief.append({"domain": domain, "kind": kind, "slot": slot, "value": value})
+        book = state.get("book") or {}
+        if "booked" in book:
+            # Most turns book nothing: skip the encoder for the common empty list.
+            entries = "[]" if book["booked"] == [] else json.dumps(book["booked"], ensure_ascii=False)
+            booked.append({"domain": domain, "entries": entries})
     return belief, booked
 
 
@@ -314,7 +326,9 @@ def convert_v2x(
 def _frame(frame: Mapping[str, Any], where: str) -> dict:
     if frame.get("actions"):
         # Upstream leaves frame actions empty (acts live in dialog_acts.json).
-        logger.warning("%s: frame %r has non-empty 'actions', which the unified schema drops", where, frame.get("service"))
+        logger.warning(
+            "%s: frame %r has non-empty 'actions', which the unified schema drops", where, frame.get("service")
+        )
     state = frame.get("state")
     slots = []
     for slot in frame.get("slots") or []:

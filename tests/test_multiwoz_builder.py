@@ -171,7 +171,12 @@ def rebuild_v22(example: dict) -> dict:
                 }
             frames.append(frame)
         turns.append(
-            {"frames": frames, "speaker": turn["speaker"], "turn_id": str(turn["turn_id"]), "utterance": turn["utterance"]}
+            {
+                "frames": frames,
+                "speaker": turn["speaker"],
+                "turn_id": str(turn["turn_id"]),
+                "utterance": turn["utterance"],
+            }
         )
     return {"dialogue_id": example["dialogue_id"], "services": example["domains"], "turns": turns}
 
@@ -247,7 +252,11 @@ def test_raw_21_goal_details(tmp_path):
 
 def test_raw_20_zip_layout_and_separate_acts(tmp_path):
     raw = fixture_21()
-    data = {k: {"goal": v["goal"], "log": [{"text": t["text"], "metadata": t["metadata"]} for t in v["log"]]} for k, v in raw.items()}
+    # 2.0 turns carry only text and metadata; acts come from dialogue_acts.json
+    data = {
+        k: {"goal": v["goal"], "log": [{"text": t["text"], "metadata": t["metadata"]} for t in v["log"]]}
+        for k, v in raw.items()
+    }
     acts = {"TRN0001": {"1": {"Hotel-Recommend": [["Name", "the ash lodge"]]}, "2": "No Annotation"}}
     path = write_zip(
         tmp_path / "data/MultiWOZ_2.0.zip",
