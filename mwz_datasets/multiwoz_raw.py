@@ -182,12 +182,16 @@ class ZipArchive:
         stem = dialogue_id[: -len(".json")] if dialogue_id.endswith(".json") else dialogue_id
         return self.acts.get(stem, self.acts.get(dialogue_id))
 
-    def iter_dialogues(self, split: str) -> Iterator[dict]:
+    def iter_raw(self, split: str) -> Iterator[tuple[str, dict]]:
         _check(self.version, split)
         for dialogue_id, raw in self.dialogues.items():
             if self.split_of(dialogue_id) == split:
-                acts = self._separate_acts(dialogue_id)
-                yield convert_v2x(self.version, split, dialogue_id, raw, separate_acts=acts)
+                yield dialogue_id, raw
+
+    def iter_dialogues(self, split: str) -> Iterator[dict]:
+        for dialogue_id, raw in self.iter_raw(split):
+            acts = self._separate_acts(dialogue_id)
+            yield convert_v2x(self.version, split, dialogue_id, raw, separate_acts=acts)
 
 
 def _goal_slots(value: Any, where: str) -> list[dict] | None:
@@ -451,3 +455,11 @@ class RawReader:
 def iter_dialogues(version: str, split: str, files: Mapping[str, os.PathLike | str]) -> Iterator[dict]:
     """The dialogues of ``split`` (train/validation/test) of ``version``, in source order."""
     return RawReader(version, files).iter_dialogues(split)
+
+
+def iter_raw_dialogues(version: str, split: str, files: Mapping[str, os.PathLike | str]) -> Iterator[tuple[str, dict]]:
+    """``(evaluation key, raw data.json entry)`` of a 2.0/2.1 split, unconverted, in source order."""
+    if version not in ZIP_PATHS:
+        raise ValueError(f"raw data.json entries exist for versions {sorted(ZIP_PATHS)}, not {version!r}")
+    for dialogue_id, raw in RawReader(version, files).archive().iter_raw(split):
+        yield evaluation_key(dialogue_id), raw
