@@ -52,6 +52,8 @@ def _cached(kind: str, parts: list[str], build: Callable[[], Any]) -> Any:
 class TestSet:
     """Lazily loaded references, gold states, goals, bookings and database."""
 
+    __test__ = False  # not a pytest class
+
     def __init__(self, *, chain: str = "mwzeval", styles: list[str] | None = None, data_dir=None,
                  normalizer: ResponseNormalizer | None = None) -> None:
         registry = get_registry()

@@ -80,3 +80,22 @@ def test_inform_success_per_dialogue(system, testset):
     assert not wrong, f"{len(wrong)} dialogues differ, e.g. {wrong[:5]}"
     assert success["inform"] == expected["inform"]
     assert success["success"] == expected["success"]
+
+
+def test_22_reference_construction_matches_mwzeval(use_mirror):
+    """References and gold states built from the mirror's 2.2 files, as mwzeval builds them."""
+    from mwz_datasets import multiwoz_raw, sources
+    from mwz_metrics.normalize import ResponseNormalizer
+    from mwz_metrics.references import build_from_22
+    from mwz_plugins import get_registry
+
+    expected = json.loads(shared_path("parity", "mwzeval", "hf_dummy_22.expected.json").read_text())
+    files = {p: f.path for p, f in sources.resolve(multiwoz_raw.sources("2.2")).items()}
+    registry = get_registry()
+    dialogues = [d for split in ("train", "validation", "test") for d in multiwoz_raw.iter_dialogues("2.2", split, files)]
+    assert len(dialogues) == 21
+    references, gold, raw = build_from_22(dialogues, {"mwz22": registry.styles["mwz22"]}, ResponseNormalizer(),
+                                          registry.chain("mwzeval"))
+    assert references["mwz22"] == expected["references"]
+    assert gold == expected["gold_states"]
+    assert set(raw) == set(expected["references"])
