@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from mwz_datasets.fuzzy import partial_ratio
 from mwz_metrics import bleu as bleu_lib
 from mwz_metrics import dst as dst_lib
 from mwz_metrics import richness as richness_lib
@@ -108,8 +109,7 @@ class Evaluator:
 
         if opts.dst:
             predicted = {k: [normalize_state(x.state, self.testset.chain) for x in v] for k, v in preds.items()}
-            result["dst"] = dst_lib.dst_scores(predicted, self.testset.multiwoz22["gold_states"],
-                                               self.testset.database.partial_ratio)
+            result["dst"] = dst_lib.dst_scores(predicted, self.testset.multiwoz22["gold_states"], partial_ratio)
             t = self._timed("dst", t)
 
         reference_unknown = self.testset.reference_warnings.as_warning()

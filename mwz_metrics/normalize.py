@@ -48,9 +48,9 @@ class ResponseNormalizer:
 
     def __init__(self, placeholder_map: Mapping[str, str] | None = None) -> None:
         self.placeholders = dict(placeholder_map if placeholder_map is not None else get_registry().placeholder_map())
-        from sacremoses import MosesDetokenizer, MosesTokenizer  # slow to import: only when used
+        from sacremoses import MosesDetokenizer  # slow to import: only when used
 
-        self._tokenizer = MosesTokenizer(lang="en")
+        self._tokenizer = _fast_moses_tokenizer()
         self._detokenizer = MosesDetokenizer(lang="en")
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
 
@@ -84,6 +84,27 @@ class ResponseNormalizer:
             key: [self.normalize(r, f"{key} turn {i}", report) for i, r in enumerate(responses)]
             for key, responses in dialogues.items()
         }
+
+
+def _fast_moses_tokenizer():
+    """sacremoses' tokenizer with its character-class tests on precomputed sets.
+
+    ``islower``/``isanyalpha`` rebuild a set of every Unicode letter on each call
+    (40% of tokenization time); the answers are the same.
+    """
+    from sacremoses import MosesTokenizer
+
+    class FastMosesTokenizer(MosesTokenizer):
+        _lower = frozenset(MosesTokenizer.IsLower)
+        _alpha = frozenset(MosesTokenizer.IsAlpha)
+
+        def islower(self, text):
+            return self._lower.issuperset(text)
+
+        def isanyalpha(self, text):
+            return not self._alpha.isdisjoint(text)
+
+    return FastMosesTokenizer(lang="en")
 
 
 def normalize_slot_name(slot: str) -> str:

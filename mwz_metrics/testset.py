@@ -70,6 +70,7 @@ class TestSet:
         self.normalizer = normalizer or ResponseNormalizer()
         self.resolved: dict[str, sources.ResolvedFile] = {}
         self.reference_warnings = UnknownPlaceholders()
+        self.database_sources: list[dict[str, Any]] = []
 
     def _resolve(self, version: str, split: str) -> dict[str, Path]:
         from mwz_datasets import multiwoz_raw
@@ -126,8 +127,8 @@ class TestSet:
     def database(self):
         from mwz_datasets.database import VenueDatabase
 
-        db = VenueDatabase.from_sources(data_dir=self.data_dir, normalize=self.chain)
-        self.resolved.update(db.resolved)
+        db = VenueDatabase.from_pinned(data_dir=self.data_dir, normalize=self.chain)
+        self.database_sources = list(db.signature["sources"].values())
         return db
 
     def oracle_predictions(self) -> dict[str, list[dict[str, str]]]:
@@ -142,4 +143,4 @@ class TestSet:
         return None
 
     def source_signature(self) -> list[dict[str, Any]]:
-        return [f.signature() for _, f in sorted(self.resolved.items())]
+        return [f.signature() for _, f in sorted(self.resolved.items())] + self.database_sources
