@@ -12,6 +12,8 @@ import hashlib
 import importlib
 import inspect
 import logging
+import os
+from pathlib import Path
 
 import datasets
 import datasets.load
@@ -33,9 +35,18 @@ def builder_class(name: str) -> type[datasets.DatasetBuilder]:
 
 
 def _module_hash(cls: type) -> str:
-    # Cache keys change whenever the builder's code changes.
-    source = inspect.getsource(inspect.getmodule(cls))
-    return hashlib.sha256(source.encode()).hexdigest()[:16]
+    """Cache key part: the code of the builder's package and where sources come from.
+
+    Any change to the builder or the readers it uses, or pointing ``MWZ_MIRROR``
+    elsewhere, gives a new key (a mirror changed in place needs
+    ``download_mode="force_redownload"``).
+    """
+    digest = hashlib.sha256()
+    package = Path(inspect.getfile(cls)).parent
+    for path in sorted(package.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(f"mirror={os.environ.get('MWZ_MIRROR', '')}".encode())
+    return digest.hexdigest()[:16]
 
 
 def _factory(path, *args, **kwargs):

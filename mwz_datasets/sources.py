@@ -113,11 +113,12 @@ def mirror_root() -> Path | None:
 
 
 def cache_root() -> Path:
+    """The project's cache folder (``MWZ_CACHE``, default ``~/.cache/mwz_eval``)."""
     value = os.environ.get(CACHE_ENV)
     if value:
         return Path(value).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mwz_eval" / "downloads"
+    return Path(base) / "mwz_eval"
 
 
 def offline() -> bool:
@@ -152,7 +153,7 @@ def _local_candidates(source: Source, data_dir: str | os.PathLike | None) -> lis
     mirror = mirror_root()
     if mirror is not None:
         candidates.append(("mirror", mirror / source.repo / source.path))
-    candidates.append(("cache", cache_root() / source.repo / source.commit / source.path))
+    candidates.append(("cache", cache_root() / "downloads" / source.repo / source.commit / source.path))
     return candidates
 
 

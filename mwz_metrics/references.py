@@ -52,7 +52,7 @@ def build_from_22(
         key = dialogue_key(dialogue["dialogue_id"])
         states: list[State] = []
         per_style: dict[str, list[str]] = {name: [] for name in styles}
-        raw: list[str] = []
+        canonical: list[str] = []
         state: State = {}
         # mwzeval alternates by position: even turns are the user's.
         for index, turn in enumerate(dialogue["turns"]):
@@ -60,13 +60,13 @@ def build_from_22(
                 state = _state_of_user_turn(turn)
                 continue
             spans = _spans(turn)
-            raw.append(CANONICAL.delexicalize(turn["utterance"], spans))
+            canonical.append(CANONICAL.delexicalize(turn["utterance"], spans))
             for name, style in styles.items():
-                raw = style.delexicalize(turn["utterance"], spans)
-                per_style[name].append(normalizer.normalize(raw, f"reference {key} turn {len(states)}", report))
+                text = style.delexicalize(turn["utterance"], spans)
+                per_style[name].append(normalizer.normalize(text, f"reference {key} turn {len(states)}", report))
             states.append(normalize_state(state, chain))
         for name in styles:
             references[name][key] = per_style[name]
         gold[key] = states
-        raw_references[key] = raw
+        raw_references[key] = canonical
     return references, gold, raw_references

@@ -27,9 +27,19 @@ from mwz_plugins.version import __version__
 logger = logging.getLogger(__name__)
 
 
+def _code_fingerprint() -> str:
+    # Derived data changes whenever the code that derives it does.
+    digest = hashlib.sha256()
+    for package in (Path(__file__).parent, Path(sources.__file__).parent):
+        for path in sorted(package.glob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _cache_file(kind: str, parts: list[str]) -> Path:
-    digest = hashlib.sha256("\n".join([__version__, kind, *parts]).encode()).hexdigest()[:20]
-    return sources.cache_root().parent / "derived" / f"{kind}-{digest}.json"
+    key = "\n".join([__version__, _code_fingerprint(), kind, *parts])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+    return sources.cache_root() / "derived" / f"{kind}-{digest}.json"
 
 
 def _cached(kind: str, parts: list[str], build: Callable[[], Any]) -> Any:

@@ -36,7 +36,7 @@ def test_data_dir_then_mirror_then_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MWZ_MIRROR", str(mirror))
     monkeypatch.setenv("MWZ_CACHE", str(tmp_path / "cache"))
 
-    put(tmp_path / "cache" / REPO / COMMIT, source.path, content)
+    put(tmp_path / "cache" / "downloads" / REPO / COMMIT, source.path, content)
     assert sources.resolve([source])[source.path].origin == "cache"
 
     put(mirror / REPO, source.path, content)
