@@ -125,6 +125,7 @@ def aggregate(outcomes: Mapping[str, DialogueOutcome]) -> tuple[dict[str, float]
             total[domain] += 1
             inform[domain] += outcome.inform.get(domain, 0)
             success[domain] += outcome.success.get(domain, 0)
-    inform_rate = {d: 100 * inform[d] / total[d] for d in total}
-    success_rate = {d: 100 * success[d] / total[d] for d in total}
-    return inform_rate, success_rate, dict(total)
+    order = sorted(d for d in total if d != "total") + ["total"] * ("total" in total)  # stable output
+    inform_rate = {d: 100 * inform[d] / total[d] for d in order}
+    success_rate = {d: 100 * success[d] / total[d] for d in order}
+    return inform_rate, success_rate, {d: total[d] for d in order}

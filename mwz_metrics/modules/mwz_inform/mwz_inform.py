@@ -23,9 +23,9 @@ Examples:
     >>> import mwz_metrics, evaluate
     >>> inform = evaluate.load("mwz_inform")
     >>> result = inform.compute(predictions={"sng0073": [
-    ...     {"response": "[value_name] is at [value_address].", "state": {"attraction": {"name": "kettle's yard"}}}]})
-    >>> sorted(result["inform"])
-    ['attraction', 'total']
+    ...     {"response": "a [taxi_type] will pick you up.", "state": {"taxi": {"leaveAt": "17:15"}}}]})
+    >>> result["inform"]
+    {'taxi': 100.0, 'total': 100.0}
 """
 
 

@@ -24,10 +24,13 @@ Examples:
     >>> import mwz_metrics, evaluate
     >>> success = evaluate.load("mwz_success")
     >>> result = success.compute(predictions={"sng0073": [
-    ...     {"response": "[value_name] is at [value_address].", "state": {"attraction": {"name": "kettle's yard"}}},
-    ...     {"response": "you are welcome.", "state": {"attraction": {"name": "kettle's yard"}}}]})
-    >>> sorted(result["success"]["inform"])
-    ['attraction', 'total']
+    ...     {"response": "what time do you want to leave?", "state": {"taxi": {"departure": "saint john's college"}}},
+    ...     {"response": "booked! a [taxi_type] will pick you up, contact number [taxi_phone].",
+    ...      "state": {"taxi": {"departure": "saint john's college", "leaveAt": "17:15"}}}]})
+    >>> result["success"]["inform"]["total"], result["success"]["success"]["total"]
+    (100.0, 100.0)
+    >>> [w["kind"] for w in result["warnings"]]  # 2 of its 4 turns, 1 of 1000 dialogues
+    ['fewer_turns_than_reference', 'partial_test_set']
 """
 
 

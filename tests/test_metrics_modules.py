@@ -1,0 +1,115 @@
+"""The evaluate modules: offline routing, load by path, doctests, and library agreement."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+import mwz_metrics
+from mwz_metrics.evaluator import Evaluator
+from mwz_plugins import get_registry, manager
+
+MWZ_MODULES = ["mwz_bleu", "mwz_inform", "mwz_success", "mwz_richness", "mwz_dst"]
+
+
+def test_load_by_name_is_offline_and_fast():
+    code = (
+        "import time, mwz_metrics, evaluate\n"
+        "t = time.perf_counter(); m = evaluate.load('mwz_success'); print(time.perf_counter() - t)\n"
+    )
+    env_out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert env_out.returncode == 0, env_out.stderr
+    assert float(env_out.stdout.strip().splitlines()[-1]) < 0.5  # ~0.02 s warm; generous for a loaded CI box
+    import evaluate
+
+    started = time.perf_counter()
+    evaluate.load("mwz_richness")
+    assert time.perf_counter() - started < 0.1
+
+
+@pytest.mark.parametrize("name", MWZ_MODULES)
+def test_load_by_path(name):
+    import evaluate
+
+    module = evaluate.load(str(mwz_metrics.script_path(name).parent))
+    assert module.name == name
+    assert "predictions" in module.inputs_description
+    with pytest.raises(TypeError):
+        module.compute({"sng0073": []})  # keyword-only
+
+
+@pytest.mark.parametrize("name", MWZ_MODULES)
+def test_module_doctests(name, use_mirror):
+    path = mwz_metrics.script_path(name)
+    spec = importlib.util.spec_from_file_location(f"_doctest_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_module_equals_library(use_mirror):
+    import evaluate
+
+    predictions = {"sng0073": [{"response": "[value_name] is at [value_address] .", "state": {}}]}
+    module = evaluate.load("mwz_success").compute(predictions=predictions)
+    library = Evaluator(bleu=False, success=True, richness=False).evaluate(predictions)
+    assert module["success"] == library["success"]
+    as_lists = evaluate.load("mwz_success").compute(predictions=list(predictions.values()), references=["SNG0073"])
+    assert as_lists["success"] == module["success"]
+
+
+def _gold_predictions():
+    from mwz_metrics.testset import TestSet
+
+    testset = TestSet()
+    gold = testset.multiwoz22["gold_states"]
+    raw = testset.multiwoz22["delexicalized"]
+    return {k: [{"response": r, "state": s} for r, s in zip(raw[k], gold[k])] for k in gold}, gold
+
+
+def test_dst_on_gold_states(use_mirror):
+    predictions, gold = _gold_predictions()
+    assert predictions, "the mirror's 2.2 test split is empty"
+    perfect = Evaluator(bleu=False, success=False, richness=False, dst=True).evaluate(predictions)["dst"]
+    assert perfect["joint_accuracy"] == pytest.approx(100, abs=1e-6)
+    assert perfect["slot_f1"] == pytest.approx(100, abs=1e-6)
+    # Drop one slot of one turn: joint accuracy and recall fall, precision stays.
+    key = next(k for k, v in gold.items() if any(v[0].values()))
+    broken = json.loads(json.dumps(predictions))
+    domain = next(iter(broken[key][0]["state"]))
+    slot = next(iter(broken[key][0]["state"][domain]))
+    del broken[key][0]["state"][domain][slot]
+    worse = Evaluator(bleu=False, success=False, richness=False, dst=True).evaluate(broken)["dst"]
+    turns = sum(len(v) for v in gold.values())
+    assert worse["joint_accuracy"] == pytest.approx(100 * (turns - 1) / turns, abs=1e-6)
+    assert worse["slot_recall"] < 1 and worse["slot_precision"] == pytest.approx(1, abs=1e-9)
+
+
+def test_bleu_has_one_key_per_style_and_a_plugin_style_appears(use_mirror):
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent / "fixtures" / "example_plugin"))
+    try:
+        import mwz_example_plugin
+
+        manager.register_plugin(mwz_example_plugin, "example-in-process")
+        assert "example" in get_registry().styles
+        predictions, _ = _gold_predictions()
+        for turns in predictions.values():
+            for turn in turns:
+                del turn["state"]
+        result = Evaluator(bleu=True, success=False, richness=False).evaluate(predictions)
+        assert set(result["bleu"]) == {"mwz22", "example"}
+        assert result["bleu"]["mwz22"] == pytest.approx(100)  # the mwz22 references themselves
+        assert result["bleu"]["example"] < 100  # other placeholders, other references
+        assert set(result["signature"]["styles"]) == {"mwz22", "example"}
+        assert result["signature"]["sacrebleu"].startswith("nrefs:1|")
+    finally:
+        manager.unregister_plugin("example-in-process")
+        sys.path.pop(0)
+        sys.modules.pop("mwz_example_plugin", None)
