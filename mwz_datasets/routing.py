@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
-import logging
 import os
 from pathlib import Path
 
@@ -19,12 +18,10 @@ import datasets
 import datasets.load
 
 from mwz_plugins import get_registry
+from mwz_plugins.routing import wrap_factory
 
-logger = logging.getLogger(__name__)
 
 TESTED_DATASETS = ((4, 0), (6, 0))  # [min, max) of datasets versions this wrapper is tested with
-
-_original_factory = None
 
 
 def builder_class(name: str) -> type[datasets.DatasetBuilder]:
@@ -49,28 +46,21 @@ def _module_hash(cls: type) -> str:
     return digest.hexdigest()[:16]
 
 
-def _factory(path, *args, **kwargs):
-    registry = get_registry()
-    if isinstance(path, str) and path in registry.datasets:
-        cls = builder_class(path)
-        return datasets.load.DatasetModule(
-            module_path=cls.__module__,
-            hash=_module_hash(cls),
-            builder_kwargs={"dataset_name": path},
-        )
-    return _original_factory(path, *args, **kwargs)
+def _make_factory(original):
+    def factory(path, *args, **kwargs):
+        if isinstance(path, str) and path in get_registry().datasets:
+            cls = builder_class(path)
+            return datasets.load.DatasetModule(
+                module_path=cls.__module__,
+                hash=_module_hash(cls),
+                builder_kwargs={"dataset_name": path},
+            )
+        return original(path, *args, **kwargs)
+
+    return factory
 
 
 def install() -> None:
     """Wrap ``datasets.load.dataset_module_factory`` (idempotent)."""
-    global _original_factory
-    current = datasets.load.dataset_module_factory
-    if getattr(current, "_mwz_routed", False):
-        return
-    version = tuple(int(p) for p in datasets.__version__.split(".")[:2])
-    low, high = TESTED_DATASETS
-    if not (low <= version < high):
-        logger.warning("datasets %s is outside the tested range %s..%s", datasets.__version__, low, high)
-    _original_factory = current
-    _factory._mwz_routed = True
-    datasets.load.dataset_module_factory = _factory
+    wrap_factory(datasets.load, "dataset_module_factory", _make_factory,
+                 library="datasets", version=datasets.__version__, tested=TESTED_DATASETS)
