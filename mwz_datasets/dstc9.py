@@ -101,7 +101,10 @@ class DSTC9Track1(datasets.GeneratorBasedBuilder):
 
     def _resolve(self, paths):
         verify = self.config.verify or str(getattr(self, "_verification_mode", "")).endswith("ALL_CHECKS")
-        return resolve([catalog.dstc9(p) for p in paths], data_dir=self.config.data_dir, verify_local=verify)
+        resolved = resolve([catalog.dstc9(p) for p in paths], data_dir=self.config.data_dir, verify_local=verify)
+        # Kept for provenance (the Hub export lists every file used, with its checksum).
+        self._resolved = {**getattr(self, "_resolved", {}), **resolved}
+        return resolved
 
     def _split_generators(self, dl_manager):
         kind = self.config.kind

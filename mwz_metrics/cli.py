@@ -64,9 +64,22 @@ def _plugins(args: argparse.Namespace) -> int:
     return 0
 
 
+CLI_ENTRY_POINT_GROUP = "mwz.cli"
+
+
 def _load_subcommands() -> None:
     # Imported here so that `mwz plugins` stays fast.
     from mwz_metrics import cli_commands  # noqa: F401
+
+    # Higher layers and other distributions add subcommands through the `mwz.cli`
+    # entry-point group (a module that uses @command), so this layer never imports them.
+    from importlib import metadata
+
+    for ep in sorted(metadata.entry_points(group=CLI_ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            ep.load()
+        except Exception as error:  # a broken plugin must not break the other commands
+            logger.warning("mwz.cli entry point %s (%s) failed to load: %s", ep.name, ep.value, error)
 
 
 def build_parser() -> argparse.ArgumentParser:

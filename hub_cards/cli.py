@@ -1,0 +1,112 @@
+"""``mwz hub export`` and ``mwz hub push``.
+
+Registered through the ``mwz.cli`` entry-point group (see ``mwz_metrics.cli``), so
+the lower layers never import this package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+
+from mwz_metrics.cli import command
+
+
+def _selection_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dataset", action="append", metavar="NAME", help="export only this dataset (repeatable)")
+    parser.add_argument("--metric", action="append", metavar="NAME", help="export only this metric (repeatable)")
+    parser.add_argument("--no-datasets", action="store_true", help="export no dataset")
+    parser.add_argument("--no-metrics", action="store_true", help="export no metric")
+    parser.add_argument(
+        "--config", action="append", metavar="DATASET=CONFIG", help="export only this config of DATASET (repeatable)"
+    )
+
+
+def _export_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", help="folder to write the Hub-ready dataset and Space folders into")
+    _selection_args(parser)
+    parser.add_argument("--strict", action="store_true", help="exit 1 when anything was not exported")
+
+
+def _configs(values: list[str] | None) -> dict[str, list[str]] | None:
+    if not values:
+        return None
+    configs: dict[str, list[str]] = {}
+    for value in values:
+        dataset, sep, config = value.partition("=")
+        if not sep or not dataset or not config:
+            raise ValueError(f"--config takes DATASET=CONFIG, got {value!r}")
+        configs.setdefault(dataset, []).append(config)
+    return configs
+
+
+def _run_export(args: argparse.Namespace, out: str):
+    from mwz_hub.export import export
+
+    return export(
+        out,
+        datasets_only=[] if args.no_datasets else args.dataset,
+        metrics_only=[] if args.no_metrics else args.metric,
+        configs=_configs(args.config),
+    )
+
+
+def _report(manifest, out: str) -> None:
+    for name, entry in manifest.datasets.items():
+        configs = ", ".join(
+            f"{c} ({', '.join(f'{s} {n}' for s, n in info['splits'].items())}"
+            f"{'' if info['pinned'] else '; NOT the pinned sources' if info['pinned'] is False else ''})"
+            for c, info in entry["configs"].items()
+        )
+        print(f"dataset {name}: {out}/{entry['path']}: {configs}")
+    for name, entry in manifest.spaces.items():
+        print(f"space   {name}: {out}/{entry['path']} (requires {', '.join(entry['requirements'])})")
+    for skipped in manifest.skipped:
+        print(f"SKIPPED {skipped['item']}: {skipped['reason']}")
+
+
+@command("hub export", "write Hub-ready dataset folders (parquet + card) and metric Spaces", _export_args)
+def _export(args: argparse.Namespace) -> int:
+    manifest = _run_export(args, args.out)
+    _report(manifest, args.out)
+    return 1 if args.strict and manifest.skipped else 0
+
+
+def _push_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", nargs="?", help="an export folder (default: export everything to a temporary one)")
+    parser.add_argument("--namespace", required=True, help="Hub user or organization to upload to")
+    parser.add_argument("--dry-run", action="store_true", help="list what would be uploaded; upload nothing")
+    parser.add_argument("--private", action="store_true", default=None, help="create new repos as private")
+    parser.add_argument(
+        "--allow-unpinned", action="store_true", help="also upload datasets built from non-pinned source copies"
+    )
+    _selection_args(parser)
+
+
+def _push_from(args: argparse.Namespace, folder: str) -> int:
+    from mwz_hub import push
+
+    if args.dry_run:
+        the_plan = push.plan(folder, args.namespace, allow_unpinned=args.allow_unpinned)
+    else:
+        the_plan = push.push(folder, args.namespace, private=args.private, allow_unpinned=args.allow_unpinned)
+    verb = "would upload" if args.dry_run else "uploaded"
+    for upload in the_plan.uploads:
+        print(f"{verb} {upload.repo_type} {upload.repo_id}: {len(upload.files)} files, {upload.total_bytes} bytes")
+        if args.dry_run:
+            for path, size in upload.files:
+                print(f"    {path}  {size}")
+    for repo_id, reason in the_plan.refused:
+        print(f"REFUSED {repo_id}: {reason}")
+    return 1 if the_plan.refused else 0
+
+
+@command("hub push", "upload the exported datasets and metric Spaces to the Hugging Face Hub", _push_args)
+def _push(args: argparse.Namespace) -> int:
+    if args.folder:
+        return _push_from(args, args.folder)
+    with tempfile.TemporaryDirectory(prefix="mwz-hub-export-") as folder:
+        manifest = _run_export(args, folder)
+        for skipped in manifest.skipped:
+            print(f"SKIPPED {skipped['item']}: {skipped['reason']}")
+        return _push_from(args, folder)
