@@ -1,3 +1,4 @@
 """Subcommands of ``mwz`` that need the datasets or metrics (imported lazily)."""
 
 from __future__ import annotations
+from mwz_metrics import cli_coherence  # noqa: F401
