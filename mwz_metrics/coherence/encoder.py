@@ -87,6 +87,13 @@ class Encoder:
         self._lock = threading.Lock()
         self.encoded = 0  # texts actually run through the model (cache misses)
 
+    def with_empty_cache(self) -> "Encoder":
+        """The same model with a cache of its own (e.g. to check that caching changes no score)."""
+        clone = object.__new__(Encoder)
+        clone.__dict__.update(self.__dict__)
+        clone._cache, clone._lock, clone.encoded = {}, threading.Lock(), 0
+        return clone
+
     def signature(self) -> dict[str, object]:
         return {"encoder": HUB_NAME, "location": self.location, "weights_sha256": self.weights_sha256}
 
