@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PREDICTIONS = ROOT.parent / "shared" / "data" / "mwzeval" / "predictions"
+SHARED = Path(os.environ.get("MWZ_SHARED", ROOT.parent / "shared"))
+DEFAULT_PREDICTIONS = SHARED / "data" / "mwzeval" / "predictions"
 
 
 def main(argv=None) -> int:
@@ -25,7 +26,7 @@ def main(argv=None) -> int:
     parser.add_argument("--dialogues", type=int, default=0, help="only the first N test dialogues (0: all)")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    os.environ.setdefault("MWZ_MIRROR", str(ROOT.parent / "shared" / "data" / "mirror"))
+    os.environ.setdefault("MWZ_MIRROR", str(SHARED / "data" / "mirror"))
 
     import torch
 

@@ -338,12 +338,19 @@ def main(argv=None) -> int:
     from mwz_metrics.coherence import card
 
     table = None
+    gold_scores = None
     if args.predictions:
         store = _store_path(args.cache_dir, encoder, "systems") if args.cache_dir is not None else None
         known = _load_store(store)
         encoder.remember(list(known), np.stack(list(known.values())) if known else np.zeros((0, 1)))
         table = card.system_table(args.predictions, head=head, encoder=encoder, data_dir=args.data_dir)
         _save_store(store, {**known, **encoder.cached()})
+        from mwz_metrics.coherence.api import score_gold
+        from mwz_metrics.coherence.scorer import CoherenceScorer
+
+        scorer = CoherenceScorer(encoder=encoder, head=head)
+        gold_scores = {form: score_gold(scorer=scorer, delexicalized=form == "delexicalized", data_dir=args.data_dir)
+                       for form in ("lexicalized", "delexicalized")}
     card.write(
         args.card,
         head=head,
@@ -357,6 +364,7 @@ def main(argv=None) -> int:
         train_seconds=train_seconds,
         held_out=held_out,
         table=table,
+        gold_scores=gold_scores,
         hyper={"projection": PROJECTION, "hidden": HIDDEN, "epochs": EPOCHS, "negatives_per_positive": NEGATIVES,
                "batch": BATCH, "learning_rate": LEARNING_RATE, "weight_decay": WEIGHT_DECAY},
     )
