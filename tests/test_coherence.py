@@ -141,3 +141,14 @@ def test_evaluate_module_and_cli_agree(use_mirror, scorer, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"nosuch0001": [{"response": "hi"}]}))
     assert main(["coherence", "-i", str(bad)]) == 2
+
+
+def test_empty_predicted_response_is_scored(use_mirror, scorer):
+    from mwz_metrics.coherence.api import score_predictions
+
+    predictions = _subset("damd", 1)
+    name = next(iter(predictions))
+    predictions[name] = [{"response": ""} for _ in predictions[name]]
+    result = score_predictions(predictions, scorer=scorer, delexicalized=True)
+    assert result["n_sessions"] == 1 and result["n_pairs"] > 0
+    assert 0.0 < result["coherence"] < 100.0

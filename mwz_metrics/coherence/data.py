@@ -159,12 +159,14 @@ def _response(entry: Any, name: str, index: int) -> str:
 
 def is_delexicalized(predictions: Mapping[str, Sequence[Any]]) -> bool:
     """mwzeval-format predictions count as delexicalized when any response has a known placeholder."""
-    return any(
-        has_placeholders(entry["response"] if isinstance(entry, Mapping) else entry)
-        for turns in predictions.values()
-        for entry in turns
-        if isinstance(entry if not isinstance(entry, Mapping) else entry.get("response"), str)
-    )
+    for turns in predictions.values():
+        if isinstance(turns, str) or not isinstance(turns, Sequence):
+            continue  # reported with its dialogue id by spliced_sessions
+        for entry in turns:
+            response = entry.get("response") if isinstance(entry, Mapping) else entry
+            if isinstance(response, str) and has_placeholders(response):
+                return True
+    return False
 
 
 def spliced_sessions(

@@ -77,6 +77,8 @@ class MwzSessionCoherence(evaluate.Metric):
             raise ValueError(f"setting must be 'auto', 'traditional' or 'sessions', got {setting!r}")
         if not hasattr(predictions, "items"):
             raise ValueError(f"predictions must map dialogue ids to turns, got {type(predictions).__name__}")
+        if not predictions:
+            raise ValueError("predictions hold no dialogue")
         if setting == "auto":
             setting = "sessions" if looks_like_sessions(predictions) else "traditional"
         items = [json.dumps([name, turns]) for name, turns in predictions.items()]
