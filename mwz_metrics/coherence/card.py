@@ -137,6 +137,8 @@ def write(path: Path, *, head, head_bytes, encoder, sources, split_sizes, seed, 
         "- Trained on 2.1 val only (about 1000 dialogues); with the full data, train on train.",
         "- The scale is this head's, not the paper's: gold sessions score about 71 here (93 in the paper), and the",
         "  margins over the best systems are small; compare systems scored with the same head, never across heads.",
+        "- Deterministic: the same input in a fresh process gives bit-identical scores. Within one process the",
+        "  embedding cache can batch a text with different neighbours, which moves scores by at most ~1e-4 (0-100).",
         "- Scores are comparable only between sessions scored with the same head (its sha256 is in every result's signature).",
         "",
     ]
