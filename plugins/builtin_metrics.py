@@ -10,6 +10,7 @@ _MODULES = {
     "mwz_richness": "lexical richness of responses (mwzeval)",
     "mwz_dst": "dialogue state tracking: joint accuracy and slot F1 (mwzeval)",
     "dstc9_track1": "DSTC9 Track 1: detection, selection and generation scores",
+    "mwz_session_coherence": "session coherence (Cheng et al. 2022)",
 }
 
 

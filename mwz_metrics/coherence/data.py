@@ -1,0 +1,236 @@
+"""Sessions to score: MultiWOZ 2.1 dialogues, predictions spliced between gold user turns.
+
+The dialogues are read straight from the pinned ``MultiWOZ_2.1.zip`` (zipfile +
+json), resolved through :mod:`mwz_datasets.sources` so that ``MWZ_MIRROR`` and
+the download cache apply. A *session* is a list of ``{"speaker", "text"}`` turns.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+ZIP_PATH = "data/MultiWOZ_2.1.zip"
+_MEMBER = "MultiWOZ_2.1/data.json"
+_LISTS = {"validation": "MultiWOZ_2.1/valListFile.txt", "test": "MultiWOZ_2.1/testListFile.txt"}
+USER, SYSTEM = "user", "system"
+
+# mwzeval's placeholder pattern: "[value_name]", "[hotel_name]s", "[value_count] hotel -s" ...
+PLACEHOLDER_RE = re.compile(r"\[([\w\s\d]+)\](es|s|-s|-es|)")
+
+# MultiWOZ 2.1 dialogue-act slot names (span_info) -> unified ontology slot.
+ACT_SLOT_TO_ONTOLOGY = {
+    "addr": "ADDRESS", "area": "AREA", "arrive": "TIME", "leave": "TIME", "time": "TIME",
+    "day": "DAY", "dest": "PLACE", "depart": "PLACE", "food": "FOOD", "name": "NAME",
+    "phone": "PHONE", "post": "POST", "price": "PRICE", "ticket": "PRICE", "fee": "PRICE",
+    "ref": "REFERENCE", "choice": "COUNT", "stars": "COUNT", "people": "COUNT", "stay": "COUNT",
+    "type": "TYPE", "car": "TYPE", "id": "TRAINID", "internet": "INTERNET", "parking": "PARKING",
+    "department": "DEPARTMENT", "open": "OPEN",
+}
+_SKIPPED_VALUES = {"none", "dontcare", "?", ""}
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Dialogues of one split: id (lowercase, no ``.json``) -> raw turns; plus provenance."""
+
+    split: str
+    dialogues: Mapping[str, Sequence[Mapping[str, Any]]]
+    source: dict[str, object]
+
+
+def resolve_zip(data_dir: str | None = None):
+    from mwz_datasets import catalog, sources
+
+    return sources.resolve([catalog.multiwoz(ZIP_PATH)], data_dir=data_dir)[ZIP_PATH]
+
+
+@functools.lru_cache(maxsize=4)
+def _read_zip(path: str) -> tuple[dict, dict[str, list[str]]]:
+    with zipfile.ZipFile(path) as archive:
+        data = json.loads(archive.read(_MEMBER))
+        lists = {split: archive.read(member).decode("utf-8").split() for split, member in _LISTS.items()}
+    return data, lists
+
+
+def dialogue_id(name: str) -> str:
+    """``"SNG0073.json"`` -> ``"sng0073"`` (mwzeval's keys)."""
+    name = name.strip()
+    return (name[:-5] if name.lower().endswith(".json") else name).lower()
+
+
+def load_corpus(split: str = "test", data_dir: str | None = None) -> Corpus:
+    if split not in _LISTS:
+        raise ValueError(f"unknown split {split!r}; MultiWOZ 2.1 here has {sorted(_LISTS)}")
+    resolved = resolve_zip(data_dir)
+    data, lists = _read_zip(str(resolved.path))
+    dialogues = {dialogue_id(name): data[name]["log"] for name in lists[split]}
+    return Corpus(split, dialogues, resolved.signature())
+
+
+def delexicalize_21(text: str, span_info: Sequence[Sequence[Any]]) -> str:
+    """Replace 2.1 ``span_info`` word spans (inclusive word offsets) by ``[SLOT]``.
+
+    Spans are applied in start order; an overlapping span, a span of an unknown
+    slot or of a non-value (``none``, ``dontcare``, ``?``) is skipped.
+    """
+    words = text.split()
+    spans = []
+    for act, slot, value, start, end in span_info:
+        target = ACT_SLOT_TO_ONTOLOGY.get(str(slot).lower())
+        if target is None or str(value).strip().lower() in _SKIPPED_VALUES:
+            continue
+        if not (0 <= int(start) <= int(end) < len(words)):
+            continue
+        spans.append((int(start), int(end), target))
+    pieces: list[str] = []
+    position = 0
+    for start, end, target in sorted(spans, key=lambda s: (s[0], s[1])):
+        if start < position:
+            continue
+        pieces.extend(words[position:start])
+        pieces.append(f"[{target}]")
+        position = end + 1
+    pieces.extend(words[position:])
+    return " ".join(pieces)
+
+
+@functools.lru_cache(maxsize=1)
+def _placeholder_map() -> dict[str, str]:
+    from mwz_plugins import get_registry
+
+    return dict(get_registry().placeholder_map())
+
+
+def normalize_placeholders(text: str) -> str:
+    """Known ``[name]`` placeholders (any plural suffix) -> ``[SLOT]``; unknown ones kept, lowercased."""
+    mapping = _placeholder_map()
+
+    def replace(match: re.Match) -> str:
+        name = match.group(1).lower()
+        slot = mapping.get(name) or (name.upper() if name.upper() in _ontology() else None)
+        return f"[{slot}]" if slot else f"[{name}]"
+
+    return PLACEHOLDER_RE.sub(replace, text)
+
+
+@functools.lru_cache(maxsize=1)
+def _ontology() -> frozenset[str]:
+    from mwz_plugins.ontology import ONTOLOGY_SLOTS
+
+    return ONTOLOGY_SLOTS
+
+
+def has_placeholders(text: str) -> bool:
+    mapping = _placeholder_map()
+    return any(m.group(1).lower() in mapping or m.group(1).upper() in _ontology() for m in PLACEHOLDER_RE.finditer(text))
+
+
+def gold_session(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool) -> list[dict[str, str]]:
+    session = []
+    for index, turn in enumerate(turns):
+        speaker = USER if index % 2 == 0 else SYSTEM
+        text = turn["text"]
+        if speaker == SYSTEM and delexicalized:
+            text = normalize_placeholders(delexicalize_21(text, turn.get("span_info", [])))
+        session.append({"speaker": speaker, "text": text})
+    return session
+
+
+def gold_sessions(corpus: Corpus, *, delexicalized: bool, ids: Sequence[str] | None = None) -> dict[str, list[dict[str, str]]]:
+    chosen = corpus.dialogues if ids is None else {i: corpus.dialogues[i] for i in ids}
+    return {name: gold_session(turns, delexicalized=delexicalized) for name, turns in chosen.items()}
+
+
+def _response(entry: Any, name: str, index: int) -> str:
+    if isinstance(entry, Mapping):
+        if "response" not in entry:
+            raise ValueError(f"dialogue {name!r}, system turn {index}: no 'response' key")
+        entry = entry["response"]
+    if not isinstance(entry, str):
+        raise ValueError(f"dialogue {name!r}, system turn {index}: response must be a string, got {type(entry).__name__}")
+    return entry
+
+
+def is_delexicalized(predictions: Mapping[str, Sequence[Any]]) -> bool:
+    """mwzeval-format predictions count as delexicalized when any response has a known placeholder."""
+    for turns in predictions.values():
+        if isinstance(turns, str) or not isinstance(turns, Sequence):
+            continue  # reported with its dialogue id by spliced_sessions
+        for entry in turns:
+            response = entry.get("response") if isinstance(entry, Mapping) else entry
+            if isinstance(response, str) and has_placeholders(response):
+                return True
+    return False
+
+
+def spliced_sessions(
+    predictions: Mapping[str, Sequence[Any]],
+    corpus: Corpus,
+    *,
+    delexicalized: bool,
+    on_mismatch: str = "error",
+) -> tuple[dict[str, list[dict[str, str]]], list[str]]:
+    """Traditional evaluation: each predicted response between the gold user turns.
+
+    Returns the sessions and the ids skipped for a turn-count mismatch
+    (``on_mismatch="skip"``; the default raises).
+    """
+    if on_mismatch not in ("error", "skip"):
+        raise ValueError(f"on_mismatch must be 'error' or 'skip', got {on_mismatch!r}")
+    if not isinstance(predictions, Mapping):
+        raise ValueError(f"predictions must map dialogue ids to lists of turns, got {type(predictions).__name__}")
+    sessions: dict[str, list[dict[str, str]]] = {}
+    skipped: list[str] = []
+    for raw_name, turns in predictions.items():
+        name = dialogue_id(str(raw_name))
+        if name not in corpus.dialogues:
+            raise ValueError(f"dialogue {raw_name!r} is not in the MultiWOZ 2.1 {corpus.split} set")
+        if not isinstance(turns, Sequence) or isinstance(turns, str):
+            raise ValueError(f"dialogue {raw_name!r}: predictions must be a list of turns")
+        gold = corpus.dialogues[name]
+        users = gold[0::2]
+        n_system = len(gold) // 2
+        if len(turns) != n_system:
+            message = f"dialogue {raw_name!r}: {len(turns)} predicted system turns, the gold dialogue has {n_system}"
+            if on_mismatch == "skip":
+                skipped.append(name)
+                continue
+            raise ValueError(message)
+        session = []
+        for index, entry in enumerate(turns):
+            response = _response(entry, str(raw_name), index)
+            session.append({"speaker": USER, "text": users[index]["text"]})
+            session.append({"speaker": SYSTEM, "text": normalize_placeholders(response) if delexicalized else response})
+        if len(users) > n_system:  # a closing user turn
+            session.append({"speaker": USER, "text": users[n_system]["text"]})
+        sessions[name] = session
+    return sessions, skipped
+
+
+def validate_sessions(sessions: Mapping[str, Sequence[Any]]) -> dict[str, list[dict[str, str]]]:
+    """Full sessions (simulator / interactive): lists of speaker/text turns, returned as copies."""
+    if not isinstance(sessions, Mapping):
+        raise ValueError(f"sessions must map ids to lists of turns, got {type(sessions).__name__}")
+    checked: dict[str, list[dict[str, str]]] = {}
+    for name, turns in sessions.items():
+        if not isinstance(turns, Sequence) or isinstance(turns, str):
+            raise ValueError(f"session {name!r}: must be a list of turns")
+        session = []
+        for index, turn in enumerate(turns):
+            if isinstance(turn, Mapping):
+                speaker, text = turn.get("speaker"), turn.get("text")
+            else:
+                raise ValueError(f"session {name!r}, turn {index}: expected a {{'speaker', 'text'}} mapping")
+            if not isinstance(text, str):
+                raise ValueError(f"session {name!r}, turn {index}: text must be a string, got {type(text).__name__}")
+            if not isinstance(speaker, str):
+                raise ValueError(f"session {name!r}, turn {index}: speaker must be a string")
+            session.append({"speaker": speaker, "text": text})
+        checked[str(name)] = session
+    return checked

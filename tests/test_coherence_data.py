@@ -1,0 +1,101 @@
+"""Session coherence: sessions, splicing and placeholders (no torch needed)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+
+import pytest
+
+from mwz_metrics.coherence import data as cdata
+from tests.conftest import shared_path
+
+
+def _predictions(system: str) -> dict:
+    with open(shared_path("data", "mwzeval", "predictions", f"{system}.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_placeholders_normalize_to_the_ontology_on_any_style():
+    assert cdata.normalize_placeholders("at [value_name] , [hotel_name]s") == "at [NAME] , [NAME]"
+    assert cdata.normalize_placeholders("[value_count] hotel -s") == "[COUNT] hotel -s"
+    # already normalized text stays as it is; unknown names are kept
+    assert cdata.normalize_placeholders("[NAME] [unheard_of]") == "[NAME] [unheard_of]"
+    assert cdata.has_placeholders("call [value_phone]") and not cdata.has_placeholders("call [unheard_of]")
+
+
+def test_span_info_delexicalization_uses_inclusive_word_offsets():
+    spans = [["Train-Inform", "Choice", "133", 2, 2], ["Train-Inform", "Dest", "los angeles", 5, 6],
+             ["Train-Request", "Leave", "?", 8, 8]]
+    text = "I have 133 trains to los angeles . When ?"
+    assert cdata.delexicalize_21(text, spans) == "I have [COUNT] trains to [PLACE] . When ?"
+
+
+def test_gold_system_turns_delexicalized_from_span_info(use_mirror):
+    corpus = cdata.load_corpus("test")
+    assert len(corpus.dialogues) == 1000
+    name, turns = next(iter(corpus.dialogues.items()))
+    lex = cdata.gold_session(turns, delexicalized=False)
+    delex = cdata.gold_session(turns, delexicalized=True)
+    assert [t["speaker"] for t in lex] == ["user", "system"] * (len(turns) // 2) + ["user"] * (len(turns) % 2)
+    assert [t["text"] for t in lex[0::2]] == [t["text"] for t in delex[0::2]]  # user turns untouched
+    spans = sum(len(t.get("span_info", [])) for t in turns[1::2])
+    assert spans == 0 or any("[" in t["text"] for t in delex[1::2])
+
+
+def test_traditional_sessions_splice_predictions_between_gold_user_turns(use_mirror):
+    corpus = cdata.load_corpus("test")
+    predictions = _predictions("damd")
+    before = copy.deepcopy(predictions)
+    assert cdata.is_delexicalized(predictions)
+    sessions, skipped = cdata.spliced_sessions(predictions, corpus, delexicalized=True)
+    assert predictions == before and not skipped
+    assert set(sessions) == set(predictions)
+    name = sorted(sessions)[0]
+    gold = corpus.dialogues[name]
+    assert [t["text"] for t in sessions[name][0::2]] == [t["text"] for t in gold[0::2]]
+    assert [t["text"] for t in sessions[name][1::2]] == [
+        cdata.normalize_placeholders(t["response"]) for t in predictions[name]
+    ]
+
+
+def test_bad_predictions_name_the_dialogue_and_turn(use_mirror):
+    corpus = cdata.load_corpus("test")
+    predictions = _predictions("damd")
+    name = sorted(predictions)[0]
+    with pytest.raises(ValueError, match="nosuch0001"):
+        cdata.spliced_sessions({"nosuch0001": []}, corpus, delexicalized=True)
+    short = {name: predictions[name][:-1]}
+    with pytest.raises(ValueError, match=f"{name}.*predicted system turns"):
+        cdata.spliced_sessions(short, corpus, delexicalized=True)
+    sessions, skipped = cdata.spliced_sessions(short, corpus, delexicalized=True, on_mismatch="skip")
+    assert skipped == [name] and not sessions
+    broken = {name: [dict(t) for t in predictions[name]]}
+    broken[name][1]["response"] = 42
+    with pytest.raises(ValueError, match=f"{name}.*system turn 1.*string"):
+        cdata.spliced_sessions(broken, corpus, delexicalized=True)
+    with pytest.raises(ValueError, match="session 'x', turn 0.*string"):
+        cdata.validate_sessions({"x": [{"speaker": "user", "text": None}]})
+
+
+def test_pptod_has_one_turn_count_mismatch(use_mirror):
+    corpus = cdata.load_corpus("test")
+    sessions, skipped = cdata.spliced_sessions(_predictions("pptod"), corpus, delexicalized=True, on_mismatch="skip")
+    assert len(skipped) == 1 and len(sessions) == 999
+
+
+def test_missing_extra_names_it(monkeypatch):
+    from mwz_metrics.coherence import encoder
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(encoder.MissingExtraError, match=r"mwz-eval\[coherence\]"):
+        encoder.Encoder()
+
+
+def test_head_ships_small_and_loads_with_numpy_only():
+    from mwz_metrics.coherence.head import PARAMETERS, Head
+
+    head = Head.load()
+    assert set(head.weights) == set(PARAMETERS)
+    assert __import__("pathlib").Path(head.path).stat().st_size <= 300 * 1024
