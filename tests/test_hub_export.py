@@ -143,6 +143,12 @@ def _metric_inputs(mirror: Path, out: Path) -> dict[str, dict]:
         "mwz_bleu": {"predictions": on22},
         "mwz_dst": {"predictions": on22},
         "dstc9_track1": {"predictions": entry[:300], "references": labels[:300]},
+        "mwz_session_coherence": {"predictions": {
+            "s1": [{"speaker": "user", "text": "i need a cheap hotel in the north ."},
+                   {"speaker": "system", "text": "[hotel_name] is a cheap guesthouse in the north ."},
+                   {"speaker": "user", "text": "great , book it for 2 nights ."}],
+            "s2": [{"speaker": "user", "text": "when does the train to ely leave ?"},
+                   {"speaker": "system", "text": "the museum is free to enter ."}]}},
     }
 
 
