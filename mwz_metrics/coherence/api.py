@@ -33,6 +33,21 @@ def _signature(scorer, setting: str, options: dict[str, object], sources: list[d
     }
 
 
+def _prime_gold(scorer, corpus, *, system: bool, delexicalized: bool) -> None:
+    """Embed the gold test turns canonically (and from disk after the first run)."""
+    prime = getattr(scorer.encoder, "prime", None)
+    if prime is None:
+        return
+    from mwz_metrics.coherence.data import normalize_placeholders
+
+    sessions = cdata.gold_sessions(corpus, delexicalized=delexicalized)
+    user = [normalize_placeholders(t["text"]) for turns in sessions.values() for t in turns if t["speaker"] == cdata.USER]
+    prime(user, f"{corpus.split}-user")
+    if system:
+        texts = [normalize_placeholders(t["text"]) for turns in sessions.values() for t in turns if t["speaker"] != cdata.USER]
+        prime(texts, f"{corpus.split}-system-{'delex' if delexicalized else 'lex'}")
+
+
 def looks_like_sessions(data: Any) -> bool:
     """Full sessions are lists of {"speaker", "text"} turns; mwzeval predictions have "response"."""
     if not isinstance(data, Mapping):
@@ -66,6 +81,7 @@ def score_predictions(
     if skipped:
         logger.warning("skipped %d dialogue(s) whose turn count differs from the gold one: %s", len(skipped), skipped)
     scorer = _scorer(scorer)
+    _prime_gold(scorer, corpus, system=False, delexicalized=delexicalized)
     result = scorer.score(sessions)
     result["delexicalized"] = delexicalized
     result["skipped_dialogues"] = skipped
@@ -95,6 +111,8 @@ def score_gold(
         ids = [cdata.dialogue_id(i) for i in ids]
     sessions = cdata.gold_sessions(corpus, delexicalized=delexicalized, ids=ids)
     scorer = _scorer(scorer)
+    # System turns are primed only for the whole gold set (the CLI's --gold), where it pays.
+    _prime_gold(scorer, corpus, system=ids is None, delexicalized=delexicalized)
     result = scorer.score(sessions)
     result["delexicalized"] = delexicalized
     options = {"delexicalized": delexicalized, "dialogues": "all" if ids is None else len(ids)}

@@ -113,6 +113,45 @@ class Encoder:
             for text, vector in zip(texts, vectors):
                 self._cache.setdefault(text, np.asarray(vector, dtype=np.float32))
 
+    def prime(self, texts: Sequence[str], tag: str) -> None:
+        """Embed ``texts`` canonically (sorted, fixed batches) and cache them on disk.
+
+        Gold turns are primed before anything else is encoded, so their embeddings
+        do not depend on which system was scored first in a process, and a later
+        process (another CLI run) reads them instead of encoding them again.
+        """
+        unique = sorted(set(texts))
+        key = hashlib.sha256("\n".join([str(self.weights_sha256), self.location, *unique]).encode()).hexdigest()
+        from mwz_datasets.sources import cache_root
+
+        path = cache_root() / "coherence" / f"{tag}-{key[:20]}.npy"
+        vectors = None
+        if path.is_file():
+            try:
+                vectors = np.load(path, allow_pickle=False)
+            except (OSError, ValueError):
+                logger.warning("ignoring unreadable embedding cache %s", path)
+            if vectors is not None and vectors.shape != (len(unique), DIMENSION):
+                vectors = None
+        if vectors is None:
+            logger.info("encoding %d %s texts (cached on disk afterwards)", len(unique), tag)
+            vectors = self._run(unique)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
+            np.save(tmp, vectors)
+            os.replace(tmp, path)
+        with self._lock:
+            for text, vector in zip(unique, vectors):
+                self._cache[text] = np.asarray(vector, dtype=np.float32)
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self.model.encode(
+            list(texts), batch_size=BATCH_SIZE, convert_to_numpy=True, normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+        self.encoded += len(texts)
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), DIMENSION)
+
     def cached(self) -> dict[str, np.ndarray]:
         with self._lock:
             return dict(self._cache)
@@ -123,16 +162,8 @@ class Encoder:
             missing = sorted({t for t in texts if t not in self._cache})
             if missing:
                 # Fixed order and batches (sorted texts) keep the floats reproducible.
-                vectors = self.model.encode(
-                    missing,
-                    batch_size=BATCH_SIZE,
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
-                self.encoded += len(missing)
-                for text, vector in zip(missing, vectors):
-                    self._cache[text] = vector.astype(np.float32)
+                for text, vector in zip(missing, self._run(missing)):
+                    self._cache[text] = vector
             if not texts:
                 return np.zeros((0, DIMENSION), dtype=np.float32)
             return np.stack([self._cache[t] for t in texts])

@@ -55,28 +55,37 @@ def _path_text(path) -> str:
     return head + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts[1:])
 
 
-def _skeleton(item: object) -> object:
-    """``item`` with the values the official schemas constrain only by type made uniform
-    (a non-empty string ``response``, integer ids) and its knowledge references as a
-    sorted set (the schemas check each reference alone, and only that the list is
-    non-empty). Instances with equal skeletons pass or fail the official schemas
-    alike, so each skeleton is validated once."""
+def _freeze(value: object) -> object:
+    """A hashable stand-in for JSON-like ``value``; types are kept apart (1, 1.0, True, "1")."""
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((str(k), _freeze(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("list", tuple(_freeze(v) for v in value))
+    return (type(value).__name__, value if isinstance(value, (str, int, float, bool, type(None))) else repr(value))
+
+
+def _skeleton(item: object) -> tuple[object, object]:
+    """``(key, sample)``: ``item`` with the values the official schemas constrain only by
+    type made uniform (a non-empty string ``response``, integer ids) and its knowledge
+    references as a set (the schemas check each reference alone, and only that the list
+    is non-empty). Instances with equal keys pass or fail the official schemas alike,
+    so each distinct sample is validated once."""
     if not isinstance(item, dict):
-        return item
+        return _freeze(item), item
     out = dict(item)
     if isinstance(out.get("response"), str) and out["response"]:
         out["response"] = "x"
     if isinstance(out.get("knowledge"), list):
-        refs = []
+        refs = {}
         for ref in out["knowledge"]:
             if isinstance(ref, dict):
                 ref = dict(ref)
                 for key in ("entity_id", "doc_id"):
                     if type(ref.get(key)) is int:
                         ref[key] = 0
-            refs.append(json.dumps(ref, sort_keys=True, default=repr))
-        out["knowledge"] = [json.loads(ref) for ref in sorted(set(refs))]
-    return out
+            refs.setdefault(_freeze(ref), ref)
+        out["knowledge"] = [refs[k] for k in sorted(refs, key=repr)]
+    return _freeze(out), out
 
 
 def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) -> None:
@@ -96,13 +105,12 @@ def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) 
         found = sorted(validator.iter_errors(entry), key=lambda e: list(map(str, e.absolute_path)))
         _raise_errors([f"{_path_text(e.absolute_path)}: {e.message}" for e in found], "schema error(s) in the entry")
         return
-    groups: dict[str, list[int]] = {}
-    samples: dict[str, object] = {}  # one skeleton per group
+    groups: dict[object, list[int]] = {}
+    samples: dict[object, object] = {}  # one skeleton per group
     for index, item in enumerate(entry):
-        key = json.dumps(_skeleton(item), sort_keys=True, default=repr)
+        key, sample = _skeleton(item)
         groups.setdefault(key, []).append(index)
-        if key not in samples:
-            samples[key] = _skeleton(item)
+        samples.setdefault(key, sample)
     errors = []
     for key, indices in groups.items():
         if validator.is_valid([samples[key]]):
