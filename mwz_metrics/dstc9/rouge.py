@@ -33,6 +33,22 @@ def rouge_n(hyp_words: list[str], ref_words: list[str], n: int) -> float:
     return _f(overlap, sum(hyp.values()), sum(ref.values()))
 
 
+def _backtrace(x: list[str], y: list[str], cell) -> set[str]:
+    """Distinct words on the LCS path rouge 1.0.0's back-trace takes through ``cell(i, j)``."""
+    words = set()
+    i, j = len(x), len(y)
+    while i and j:
+        if x[i - 1] == y[j - 1]:
+            words.add(x[i - 1])
+            i -= 1
+            j -= 1
+        elif cell(i - 1, j) > cell(i, j - 1):
+            i -= 1
+        else:
+            j -= 1
+    return words
+
+
 def _lcs_words_table(x: list[str], y: list[str]) -> set[str]:
     """Distinct words of the LCS of x and y that rouge 1.0.0's back-trace picks (plain DP)."""
     rows = [[0] * (len(y) + 1)]
@@ -46,18 +62,7 @@ def _lcs_words_table(x: list[str], y: list[str]) -> set[str]:
                 up, left = prev[j + 1], row[j]
                 row.append(up if up > left else left)
         rows.append(row)
-    words = set()
-    i, j = len(x), len(y)
-    while i and j:
-        if x[i - 1] == y[j - 1]:
-            words.add(x[i - 1])
-            i -= 1
-            j -= 1
-        elif rows[i - 1][j] > rows[i][j - 1]:
-            i -= 1
-        else:
-            j -= 1
-    return words
+    return _backtrace(x, y, lambda i, j: rows[i][j])
 
 
 def _lcs_words(x: list[str], y: list[str]) -> set[str]:
@@ -77,22 +82,7 @@ def _lcs_words(x: list[str], y: list[str]) -> set[str]:
         u = v & masks.get(word, 0)
         v = ((v + u) | (v - u)) & full
         rows.append(v)
-
-    def cell(i: int, j: int) -> int:
-        return j - (rows[i] & ((1 << j) - 1)).bit_count()
-
-    words = set()
-    i, j = len(x), len(y)
-    while i and j:
-        if x[i - 1] == y[j - 1]:
-            words.add(x[i - 1])
-            i -= 1
-            j -= 1
-        elif cell(i - 1, j) > cell(i, j - 1):
-            i -= 1
-        else:
-            j -= 1
-    return words
+    return _backtrace(x, y, lambda i, j: j - (rows[i] & ((1 << j) - 1)).bit_count())
 
 
 def rouge_l(hyp_sents: list[str], ref_sents: list[str]) -> float:
