@@ -102,3 +102,21 @@ def test_22_reference_construction_matches_mwzeval(use_mirror):
     assert {k: len(v) for k, v in raw.items()} == {k: len(v) for k, v in expected["references"].items()}
     normalizer = ResponseNormalizer()
     assert {k: [normalizer.normalize(r) for r in v] for k, v in raw.items()} == expected["references"]
+
+
+def test_bleu_equals_sacrebleu_corpus_bleu_on_real_outputs():
+    """mwzeval's get_bleu is sacrebleu.corpus_bleu; ours caches reference statistics."""
+    from sacrebleu import corpus_bleu
+
+    from mwz_metrics.bleu import bleu
+
+    references = json.loads((PARITY / "ubar.expected.json").read_text())["normalized_responses"]
+    for system in ("augpt", "hdsa", "labes"):
+        hypotheses = json.loads((PARITY / f"{system}.expected.json").read_text())["normalized_responses"]
+        hypotheses = {k: v[: len(references[k])] for k, v in hypotheses.items()}
+        for _ in range(2):  # the second call reuses the cached reference statistics
+            scores, signature = bleu(hypotheses, {"ubar": references})
+            flat_h = [h for k in hypotheses for h in hypotheses[k]]
+            flat_r = [r for k in hypotheses for r in references[k][: len(hypotheses[k])]]
+            assert scores["ubar"] == corpus_bleu(flat_h, [flat_r]).score, system
+    assert signature.startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|")
