@@ -110,6 +110,7 @@ def test_bleu_equals_sacrebleu_corpus_bleu_on_real_outputs():
 
     from mwz_metrics.bleu import bleu
 
+    shared_path("parity", "mwzeval")
     references = json.loads((PARITY / "ubar.expected.json").read_text())["normalized_responses"]
     for system in ("augpt", "hdsa", "labes"):
         hypotheses = json.loads((PARITY / f"{system}.expected.json").read_text())["normalized_responses"]
