@@ -21,7 +21,7 @@ from mwz_metrics import dst as dst_lib
 from mwz_metrics import richness as richness_lib
 from mwz_metrics import success as success_lib
 from mwz_metrics.inputs import InputError, Predictions, check_against_test_set, load_predictions
-from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders, normalize_state
+from mwz_metrics.normalize import UnknownPlaceholders, normalize_state
 from mwz_metrics.signature import signature
 from mwz_metrics.testset import TestSet
 
@@ -48,8 +48,9 @@ class Evaluator:
                  per_dialogue: bool = False, data_dir=None, testset: TestSet | None = None) -> None:
         self.options = Options(bleu, success, richness, dst, gold_states, chain,
                                tuple(styles) if styles is not None else None, per_dialogue)
-        self.normalizer = ResponseNormalizer()
-        self.testset = testset or TestSet(chain=chain, styles=styles, data_dir=data_dir, normalizer=self.normalizer)
+        # One normalizer (and its cache) for hypotheses and references alike.
+        self.testset = testset or TestSet(chain=chain, styles=styles, data_dir=data_dir)
+        self.normalizer = self.testset.normalizer
         self.timings: dict[str, float] = {}
 
     def _timed(self, name: str, started: float) -> float:
@@ -88,6 +89,7 @@ class Evaluator:
         hypotheses = self.normalizer.normalize_all({k: [x.response for x in v] for k, v in preds.items()}, unknown)
         t = self._timed("normalize", t)
         result: dict[str, Any] = {"bleu": None, "success": None, "richness": None, "dst": None}
+        bleu_signature = None
 
         if opts.bleu:
             refs = self.testset.multiwoz22["references"]
@@ -96,7 +98,6 @@ class Evaluator:
                 raise InputError(f"no MultiWOZ 2.2 reference for {len(missing)} dialogue(s), e.g. {missing[:10]}")
             scores, bleu_signature = bleu_lib.bleu(hypotheses, refs)
             result["bleu"] = scores
-            self.bleu_signature = bleu_signature
             t = self._timed("bleu", t)
 
         if opts.success:
@@ -112,13 +113,11 @@ class Evaluator:
             result["dst"] = dst_lib.dst_scores(predicted, self.testset.multiwoz22["gold_states"], partial_ratio)
             t = self._timed("dst", t)
 
-        reference_unknown = self.testset.reference_warnings.as_warning()
-        for warning in (unknown.as_warning(), reference_unknown and {**reference_unknown, "in": "references"}):
-            if warning:
-                warnings.append(warning)
+        reference_unknown = self.testset.reference_placeholder_warning() if "2.2" in loaded else None
+        warnings.extend(w for w in (unknown.as_warning(), reference_unknown) if w)
         result["coverage"] = coverage.as_dict() if coverage else None
         result["warnings"] = warnings
-        result["signature"] = self._signature(loaded, use_gold, has_domains)
+        result["signature"] = self._signature(loaded, use_gold, bleu_signature)
         return result
 
     def _success(self, preds: Predictions, hypotheses, use_gold: bool, has_domains: bool) -> dict[str, Any]:
@@ -156,12 +155,12 @@ class Evaluator:
             out["per_dialogue"] = per_dialogue
         return out
 
-    def _signature(self, loaded: list[str], use_gold: bool, has_domains: bool) -> dict[str, Any]:
+    def _signature(self, loaded: list[str], use_gold: bool, bleu_signature: str | None) -> dict[str, Any]:
         opts = dataclasses.asdict(self.options)
         opts["states"] = "gold" if use_gold else "predicted"
         extra = {"datasets": {"2.1": "test" if "2.1" in loaded else None, "2.2": "test" if "2.2" in loaded else None}}
         if self.options.bleu:
-            extra["sacrebleu"] = getattr(self, "bleu_signature", None)
+            extra["sacrebleu"] = bleu_signature
         styles = list(self.testset.styles) if self.options.bleu else []
         return signature(options=opts, sources=self.testset.source_signature(), styles=styles,
                          chains=[self.options.chain], extra=extra)

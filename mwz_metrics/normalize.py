@@ -31,6 +31,16 @@ class UnknownPlaceholders:
         self.counts[name] += 1
         self.examples.setdefault(name, where)
 
+    def as_dict(self) -> dict:
+        return {"counts": dict(self.counts), "examples": dict(self.examples)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "UnknownPlaceholders":
+        report = cls()
+        report.counts.update(data.get("counts", {}))
+        report.examples.update(data.get("examples", {}))
+        return report
+
     def as_warning(self) -> dict | None:
         if not self.counts:
             return None

@@ -27,6 +27,7 @@ from mwz_plugins.version import __version__
 logger = logging.getLogger(__name__)
 
 
+@functools.cache
 def _code_fingerprint() -> str:
     # Derived data changes whenever the code that derives it does.
     digest = hashlib.sha256()
@@ -79,7 +80,6 @@ class TestSet:
         self.data_dir = data_dir
         self.normalizer = normalizer or ResponseNormalizer()
         self.resolved: dict[str, sources.ResolvedFile] = {}
-        self.reference_warnings = UnknownPlaceholders()
         self.database_sources: list[dict[str, Any]] = []
 
     def _resolve(self, version: str, split: str) -> dict[str, Path]:
@@ -109,10 +109,10 @@ class TestSet:
             from mwz_datasets import multiwoz_raw
 
             dialogues = multiwoz_raw.iter_dialogues("2.2", "test", files)
-            refs, gold, raw = build_from_22(dialogues, self.styles, self.normalizer, self.chain,
-                                            self.reference_warnings)
+            report = UnknownPlaceholders()
+            refs, gold, raw = build_from_22(dialogues, self.styles, self.normalizer, self.chain, report)
             return {"references": refs, "gold_states": gold, "delexicalized": raw,
-                    "unknown_placeholders": dict(self.reference_warnings.counts)}
+                    "unknown_placeholders": report.as_dict()}
 
         return _cached("mwz22-test", self._checksums(files) + self._versions(), build)
 
@@ -140,6 +140,11 @@ class TestSet:
         db = VenueDatabase.from_pinned(data_dir=self.data_dir, normalize=self.chain)
         self.database_sources = list(db.signature["sources"].values())
         return db
+
+    def reference_placeholder_warning(self) -> dict | None:
+        """Placeholders the styles' references use that no style maps (kept in the cache too)."""
+        warning = UnknownPlaceholders.from_dict(self.multiwoz22["unknown_placeholders"]).as_warning()
+        return {**warning, "in": "references"} if warning else None
 
     def oracle_predictions(self) -> dict[str, list[dict[str, str]]]:
         """The 2.2 test references as predictions (``mwz22`` delexicalization, no states)."""

@@ -113,3 +113,30 @@ def test_bleu_has_one_key_per_style_and_a_plugin_style_appears(use_mirror):
         manager.unregister_plugin("example-in-process")
         sys.path.pop(0)
         sys.modules.pop("mwz_example_plugin", None)
+
+
+def test_reference_placeholder_warning_survives_the_cache(use_mirror):
+    """Unknown placeholders in references are reported whether built now or read from the cache."""
+    import types
+
+    from mwz_metrics.testset import TestSet
+    from mwz_plugins import DelexStyle, hookimpl
+
+    plugin = types.ModuleType("odd_style")
+
+    @hookimpl
+    def mwz_register_delex_styles(register):
+        register(DelexStyle("odd", "0.1", {"odd_name": "NAME"},
+                            delexicalize=lambda text, spans: "[no_such_slot] " + text, reference_source="2.2"))
+
+    plugin.mwz_register_delex_styles = mwz_register_delex_styles
+    manager.register_plugin(plugin, "odd-style")
+    try:
+        predictions = {k: [{"response": t["response"]} for t in v] for k, v in _gold_predictions()[0].items()}
+        for _ in range(2):  # built, then read back from the derived-data cache
+            result = Evaluator(bleu=True, success=False, richness=False, testset=TestSet()).evaluate(
+                {k: [dict(t) for t in v] for k, v in predictions.items()})
+            warning = next(w for w in result["warnings"] if w.get("in") == "references")
+            assert warning["names"] == {"no_such_slot": sum(len(v) for v in predictions.values())}
+    finally:
+        manager.unregister_plugin("odd-style")
