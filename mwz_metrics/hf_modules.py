@@ -69,7 +69,7 @@ def run(predictions: Any, references: Sequence[str] | None, **options: Any) -> d
     return evaluator.evaluate(as_mapping(predictions, references))
 
 
-def info(module: evaluate.Metric, description: str, inputs: str, reference_urls: list[str] | None = None):
+def info(description: str, inputs: str, reference_urls: list[str] | None = None):
     return evaluate.MetricInfo(
         description=description,
         citation=CITATION,

@@ -116,7 +116,7 @@ def dialogue_success(
 
 
 def aggregate(outcomes: Mapping[str, DialogueOutcome]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
-    """Per-domain and total rates in percent: (inform, success, unrounded inform/success counts)."""
+    """Per-domain and total rates in percent, unrounded: (inform, success, dialogues per domain)."""
     total: Counter = Counter()
     inform: Counter = Counter()
     success: Counter = Counter()

@@ -8,7 +8,7 @@ as it does on a Space that installs the pinned ``mwz-eval``).
 
 from __future__ import annotations
 
-import hashlib
+import inspect
 import json
 import os
 import subprocess
@@ -26,15 +26,17 @@ from tests.conftest import shared_path
 
 pytestmark = pytest.mark.shared
 
-_ROWS_DIGEST = '''
 def rows_digest(ds):
-    import hashlib, json
+    import hashlib
+    import json
+
     digest = hashlib.sha256()
     for row in ds:
         digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False).encode())
     return {"rows": ds.num_rows, "sha256": digest.hexdigest(), "features": json.dumps(ds.features.to_dict(), sort_keys=True)}
-'''
-exec(_ROWS_DIGEST)  # the same function here and in the subprocess
+
+
+_ROWS_DIGEST = inspect.getsource(rows_digest)  # the same function here and in the subprocess
 
 
 @pytest.fixture(scope="module")

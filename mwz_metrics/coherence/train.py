@@ -15,8 +15,6 @@ Seeded and deterministic (one thread).
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import logging
 import random
 import sys

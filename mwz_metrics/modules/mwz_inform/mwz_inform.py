@@ -36,7 +36,7 @@ class MwzInform(evaluate.Metric):
     add_batch = hf_modules.unsupported_add
 
     def _info(self):
-        return hf_modules.info(self, _DESCRIPTION, _KWARGS_DESCRIPTION)
+        return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, *, predictions, references=None, gold_states=False, per_dialogue=False, chain="mwzeval"):
         result = hf_modules.run(predictions, references, bleu=False, success=True, richness=False,

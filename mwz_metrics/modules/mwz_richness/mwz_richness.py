@@ -32,7 +32,7 @@ class MwzRichness(evaluate.Metric):
     add_batch = hf_modules.unsupported_add
 
     def _info(self):
-        return hf_modules.info(self, _DESCRIPTION, _KWARGS_DESCRIPTION)
+        return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, *, predictions, references=None):
         result = hf_modules.run(predictions, references, bleu=False, success=False, richness=True)
