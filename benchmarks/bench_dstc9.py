@@ -28,7 +28,7 @@ def main(paths: list[str]) -> int:
     score_split(entries[0], "test")
     print(f"cold (first entry, loads WordNet and labels): {time.perf_counter() - start:.2f} s")
     times = []
-    for path, entry in zip(paths, entries):
+    for _path, entry in zip(paths, entries):
         start = time.perf_counter()
         score_split(entry, "test")
         times.append(time.perf_counter() - start)

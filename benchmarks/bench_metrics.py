@@ -33,15 +33,22 @@ def main() -> None:
     os.environ["MWZ_CACHE"] = tempfile.mkdtemp(prefix="mwz-bench-")
     os.environ["MWZ_OFFLINE"] = "1"
 
-    from mwz_metrics import bleu as bleu_lib
-    from mwz_metrics.evaluator import Evaluator
+    from mwz_metrics.multiwoz import bleu as bleu_lib
+    from mwz_metrics.multiwoz.evaluator import Evaluator
 
     parity = shared / "parity" / "mwzeval"
-    systems = args.systems.split(",") if args.systems else sorted(
-        p.name[: -len(".expected.json")] for p in parity.glob("*.expected.json") if "hf_dummy" not in p.name)
+    systems = (
+        args.systems.split(",")
+        if args.systems
+        else sorted(
+            p.name[: -len(".expected.json")] for p in parity.glob("*.expected.json") if "hf_dummy" not in p.name
+        )
+    )
     stand_in = json.loads((parity / "ubar.expected.json").read_text())["normalized_responses"]
 
-    header = f"{'system':15}{'run':>6}{'normalize':>11}{'bleu':>8}{'success':>9}{'richness':>10}{'total':>8}{'mwzeval':>9}"
+    header = (
+        f"{'system':15}{'run':>6}{'normalize':>11}{'bleu':>8}{'success':>9}{'richness':>10}{'total':>8}{'mwzeval':>9}"
+    )
     print(header)
     totals = {"cold": [], "warm": []}
     successes = []
@@ -56,7 +63,8 @@ def main() -> None:
             started = time.perf_counter()
             result = evaluator.evaluate(predictions)
             hypotheses = evaluator.normalizer.normalize_all(
-                {k.lower(): [t["response"] for t in v] for k, v in predictions.items()})
+                {k.lower(): [t["response"] for t in v] for k, v in predictions.items()}
+            )
             t_bleu = time.perf_counter()
             refs = {"stand-in": {k: (stand_in.get(k, []) + [""] * len(v))[: len(v)] for k, v in hypotheses.items()}}
             bleu_lib.bleu(hypotheses, refs)
@@ -67,8 +75,10 @@ def main() -> None:
             if has_states and run == "warm":
                 successes.append(success)
             totals[run].append(total)
-            print(f"{system:15}{run:>6}{timing['normalize']:>11.3f}{t_bleu:>8.3f}{success:>9.3f}"
-                  f"{timing['richness']:>10.3f}{total:>8.3f}{expected.get('elapsed_s', float('nan')):>9.1f}")
+            print(
+                f"{system:15}{run:>6}{timing['normalize']:>11.3f}{t_bleu:>8.3f}{success:>9.3f}"
+                f"{timing['richness']:>10.3f}{total:>8.3f}{expected.get('elapsed_s', float('nan')):>9.1f}"
+            )
         assert result["richness"] is not None
     print()
     for run, values in totals.items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 
-from mwz_metrics.cli import command
+from mwz_metrics.cli.registry import command
 
 
 def _selection_args(parser: argparse.ArgumentParser) -> None:

@@ -145,9 +145,7 @@ def _dataset_metadata(card: cards.Card, configs: dict[str, dict], default: str |
     metadata_configs = MetadataConfigs()
     infos = DatasetInfosDict()
     for config, result in configs.items():
-        entry: dict[str, Any] = {
-            "data_files": [{"split": s, "path": f"data/{config}/{s}-*"} for s in result["splits"]]
-        }
+        entry: dict[str, Any] = {"data_files": [{"split": s, "path": f"data/{config}/{s}-*"} for s in result["splits"]]}
         if config == default:
             entry["default"] = True
         metadata_configs[config] = entry
@@ -243,8 +241,9 @@ def export_dataset(name: str, out: Path, manifest: Manifest, configs: list[str] 
         return None
     default = cls.DEFAULT_CONFIG_NAME if cls.DEFAULT_CONFIG_NAME in results else None
     if default is None:
-        logger.warning("dataset %s: its default config %s is not exported; none is marked default", name,
-                       cls.DEFAULT_CONFIG_NAME)
+        logger.warning(
+            "dataset %s: its default config %s is not exported; none is marked default", name, cls.DEFAULT_CONFIG_NAME
+        )
     metadata = _dataset_metadata(card, results, default)
     section = _export_section(name, results, manifest.skipped[before:])
     body = card.body.replace(EXPORT_MARKER, section) if EXPORT_MARKER in card.body else card.body + "\n" + section
@@ -253,7 +252,11 @@ def export_dataset(name: str, out: Path, manifest: Manifest, configs: list[str] 
         "path": folder.relative_to(out).as_posix(),
         "default": default,
         "configs": {
-            c: {"splits": {s: i["rows"] for s, i in r["splits"].items()}, "pinned": r["pinned"], "sources": r["sources"]}
+            c: {
+                "splits": {s: i["rows"] for s, i in r["splits"].items()},
+                "pinned": r["pinned"],
+                "sources": r["sources"],
+            }
             for c, r in results.items()
         },
     }

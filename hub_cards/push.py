@@ -45,9 +45,7 @@ class Plan:
 
 
 def _files(folder: Path) -> tuple[tuple[str, int], ...]:
-    return tuple(
-        (p.relative_to(folder).as_posix(), p.stat().st_size) for p in sorted(folder.rglob("*")) if p.is_file()
-    )
+    return tuple((p.relative_to(folder).as_posix(), p.stat().st_size) for p in sorted(folder.rglob("*")) if p.is_file())
 
 
 def plan(out: str | Path, namespace: str, *, allow_unpinned: bool = False) -> Plan:
@@ -65,9 +63,12 @@ def plan(out: str | Path, namespace: str, *, allow_unpinned: bool = False) -> Pl
             logger.warning("dataset %s configs %s: the builder did not report its sources", name, unknown)
         if unpinned and not allow_unpinned:
             result.refused.append(
-                (repo_id, f"configs {unpinned} were built from files that differ from the pinned upstream "
-                          "files (see the README's source table); re-export from the pinned sources or pass "
-                          "--allow-unpinned")
+                (
+                    repo_id,
+                    f"configs {unpinned} were built from files that differ from the pinned upstream "
+                    "files (see the README's source table); re-export from the pinned sources or pass "
+                    "--allow-unpinned",
+                )
             )
             continue
         folder = out / entry["path"]

@@ -6,7 +6,6 @@ Importing this package routes the registered dataset names (``multiwoz``,
 """
 
 from mwz_datasets.routing import builder_class, install
-
 from mwz_plugins.version import __version__
 
 install()

@@ -240,7 +240,9 @@ class VenueDatabase:
             normalizer_info = {"function": getattr(normalize, "__qualname__", repr(normalize))}
         self.normalize = normalize
         self.fuzzy_threshold = fuzzy_threshold
-        self.tables = {domain: _Table(domain, rows, MWZEVAL_ERRATA if errata else None) for domain, rows in tables.items()}
+        self.tables = {
+            domain: _Table(domain, rows, MWZEVAL_ERRATA if errata else None) for domain, rows in tables.items()
+        }
         self._constraint_masks: dict[tuple[str, str, Any], int] = {}
         self._queries: dict[tuple[str, frozenset], tuple[str, ...]] = {}
         from mwz_plugins.version import __version__

@@ -110,23 +110,31 @@ class DSTC9Track1(datasets.GeneratorBasedBuilder):
         kind = self.config.kind
         if kind == "instances":
             return [
-                datasets.SplitGenerator(name=split, gen_kwargs={"files": {p: str(f.path) for p, f in self._resolve(paths).items()}, "paths": paths})
+                datasets.SplitGenerator(
+                    name=split,
+                    gen_kwargs={"files": {p: str(f.path) for p, f in self._resolve(paths).items()}, "paths": paths},
+                )
                 for split, paths in _SPLITS.items()
             ]
         if kind == "knowledge":
             return [
-                datasets.SplitGenerator(name=split, gen_kwargs={"files": {path: str(self._resolve([path])[path].path)}, "paths": (path,)})
+                datasets.SplitGenerator(
+                    name=split, gen_kwargs={"files": {path: str(self._resolve([path])[path].path)}, "paths": (path,)}
+                )
                 for split, path in _KNOWLEDGE.items()
             ]
-        return [datasets.SplitGenerator(name="train", gen_kwargs={"files": {_DB: str(self._resolve([_DB])[_DB].path)}, "paths": (_DB,)})]
+        return [
+            datasets.SplitGenerator(
+                name="train", gen_kwargs={"files": {_DB: str(self._resolve([_DB])[_DB].path)}, "paths": (_DB,)}
+            )
+        ]
 
     def _generate_examples(self, files, paths):
         kind = self.config.kind
         if kind == "instances":
             yield from _instances(*(_load(files[p]) for p in paths), logs_name=paths[0])
         elif kind == "knowledge":
-            for key, snippet in enumerate(_snippets(_load(files[paths[0]]))):
-                yield key, snippet
+            yield from enumerate(_snippets(_load(files[paths[0]])))
         else:
             yield from _db_rows(_load(files[paths[0]]))
 
@@ -167,27 +175,35 @@ def _instances(logs: list, labels: list, knowledge: dict, *, logs_name: str):
             refs = [_snippet(knowledge, k["domain"], k["entity_id"], k["doc_id"]) for k in label.get("knowledge", [])]
         except ValueError as error:
             raise ValueError(f"instance {index}: {error}") from None
-        yield index, {
-            "index": index,
-            "context": [{"speaker": turn["speaker"], "text": turn["text"]} for turn in log],
-            "target": bool(label["target"]),
-            "knowledge": refs,
-            "response": label.get("response", ""),
-            "source": label.get("source", ""),
-        }
+        yield (
+            index,
+            {
+                "index": index,
+                "context": [{"speaker": turn["speaker"], "text": turn["text"]} for turn in log],
+                "target": bool(label["target"]),
+                "knowledge": refs,
+                "response": label.get("response", ""),
+                "source": label.get("source", ""),
+            },
+        )
 
 
 def _db_rows(db: dict):
     key = 0
     for domain, entities in db.items():
         # db.json: domain -> list of records carrying their "id" (a dict is accepted too)
-        items = entities.items() if isinstance(entities, dict) else ((r.get("id", i), r) for i, r in enumerate(entities))
+        items = (
+            entities.items() if isinstance(entities, dict) else ((r.get("id", i), r) for i, r in enumerate(entities))
+        )
         for entity_id, record in items:
             name = record.get("name", "") if isinstance(record, dict) else ""
-            yield key, {
-                "domain": domain,
-                "entity_id": str(entity_id),
-                "name": name or "",
-                "fields": json.dumps(record, ensure_ascii=False, sort_keys=True),
-            }
+            yield (
+                key,
+                {
+                    "domain": domain,
+                    "entity_id": str(entity_id),
+                    "name": name or "",
+                    "fields": json.dumps(record, ensure_ascii=False, sort_keys=True),
+                },
+            )
             key += 1

@@ -131,9 +131,7 @@ def features() -> datasets.Features:
             }
         ),
         "frames": datasets.List(frame),
-        "belief_state": datasets.List(
-            {"domain": _string(), "kind": _string(), "slot": _string(), "value": _string()}
-        ),
+        "belief_state": datasets.List({"domain": _string(), "kind": _string(), "slot": _string(), "value": _string()}),
         "booked": datasets.List({"domain": _string(), "entries": _string()}),
     }
     return datasets.Features(
@@ -230,9 +228,8 @@ class MultiWOZ(datasets.GeneratorBasedBuilder):
                 resolved.sha256,
                 resolved.pinned_match(),
             )
-        self.info.description = (
-            f"MultiWOZ {version}, unified schema (mwz_datasets.multiwoz).\n"
-            "Sources: " + json.dumps([f.signature() for f in self._resolved.values()], sort_keys=True)
+        self.info.description = f"MultiWOZ {version}, unified schema (mwz_datasets.multiwoz).\nSources: " + json.dumps(
+            [f.signature() for f in self._resolved.values()], sort_keys=True
         )
         self._reader = multiwoz_raw.RawReader(version, {key: f.path for key, f in self._resolved.items()})
         if version in multiwoz_raw.ZIP_PATHS:

@@ -326,7 +326,6 @@ def convert_v2x(
 # --------------------------------------------------------------------------- 2.2
 
 
-
 def _frame(frame: Mapping[str, Any], where: str) -> dict:
     if frame.get("actions"):
         # Upstream leaves frame actions empty (acts live in dialog_acts.json).

@@ -20,7 +20,6 @@ import datasets.load
 from mwz_plugins import get_registry
 from mwz_plugins.routing import wrap_factory
 
-
 TESTED_DATASETS = ((4, 0), (6, 0))  # [min, max) of datasets versions this wrapper is tested with
 
 
@@ -62,5 +61,11 @@ def _make_factory(original):
 
 def install() -> None:
     """Wrap ``datasets.load.dataset_module_factory`` (idempotent)."""
-    wrap_factory(datasets.load, "dataset_module_factory", _make_factory,
-                 library="datasets", version=datasets.__version__, tested=TESTED_DATASETS)
+    wrap_factory(
+        datasets.load,
+        "dataset_module_factory",
+        _make_factory,
+        library="datasets",
+        version=datasets.__version__,
+        tested=TESTED_DATASETS,
+    )

@@ -130,13 +130,10 @@ def verify(source: Source, path: Path) -> str:
     actual = sha256_file(path)
     if source.size is not None and path.stat().st_size != source.size:
         raise ChecksumError(
-            f"size mismatch for {source.name} at {path}: expected {source.size} bytes, "
-            f"got {path.stat().st_size}"
+            f"size mismatch for {source.name} at {path}: expected {source.size} bytes, got {path.stat().st_size}"
         )
     if source.sha256 and actual != source.sha256:
-        raise ChecksumError(
-            f"sha256 mismatch for {source.name} at {path}: expected {source.sha256}, got {actual}"
-        )
+        raise ChecksumError(f"sha256 mismatch for {source.name} at {path}: expected {source.sha256}, got {actual}")
     if not source.sha256 and source.git_blob:
         blob = git_blob_id(path)
         if blob != source.git_blob:

@@ -10,4 +10,13 @@ from mwz_plugins.version import __version__
 
 install()
 
-__all__ = ["install", "script_path", "__version__"]
+__all__ = ["Evaluator", "install", "script_path", "__version__"]
+
+
+def __getattr__(name: str) -> object:
+    # The library's entry points, imported on first use so that `import mwz_metrics` stays light.
+    if name == "Evaluator":
+        from mwz_metrics.multiwoz.evaluator import Evaluator
+
+        return Evaluator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,6 @@ import evaluate.loading
 from mwz_plugins import get_registry
 from mwz_plugins.routing import wrap_factory
 
-
 TESTED_EVALUATE = ((0, 4), (0, 5))
 
 
@@ -50,5 +49,11 @@ def _make_factory(original):
 
 def install() -> None:
     """Wrap ``evaluate.loading.evaluation_module_factory`` (idempotent)."""
-    wrap_factory(evaluate.loading, "evaluation_module_factory", _make_factory,
-                 library="evaluate", version=evaluate.__version__, tested=TESTED_EVALUATE)
+    wrap_factory(
+        evaluate.loading,
+        "evaluation_module_factory",
+        _make_factory,
+        library="evaluate",
+        version=evaluate.__version__,
+        tested=TESTED_EVALUATE,
+    )

@@ -1,7 +1,19 @@
-"""The signature every result carries, so that two numbers can be compared."""
+"""The signature every result carries, so that two numbers can be compared.
+
+Modelled on sacrebleu's ``Signature``: a few named fields with a stable one-line
+form that parses back, e.g.::
+
+    mwz-eval:0.1.0|metric:multiwoz|data:data/MultiWOZ_2.1.zip=8db3f6afe591|normalizer:mwzeval@1.0.0|style:mwz22@1.0.0|opt:states=predicted
+
+Two results are comparable when their signatures are equal. The JSON form
+(:meth:`Signature.as_dict`) carries the line, the fields and the full provenance
+(``details``: every source file with its origin and verification, the plugins
+that registered each style and normalizer), which equality ignores.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -9,8 +21,117 @@ from mwz_plugins import get_registry
 from mwz_plugins.manager import plugin_infos
 from mwz_plugins.version import __version__
 
+PACKAGE = "mwz-eval"
+_SEPARATORS = "|:,="  # never inside a value of the line
+_CHECKSUM_CHARS = 12
 
-def plugin_signature(styles: Iterable[str] = (), chains: Iterable[str] = ()) -> dict[str, Any]:
+
+def _clean(value: object) -> str:
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    for ch in _SEPARATORS:
+        text = text.replace(ch, "_")
+    return text
+
+
+def _pairs(mapping: Mapping[str, object] | Iterable[tuple[str, object]]) -> tuple[tuple[str, str], ...]:
+    items = mapping.items() if isinstance(mapping, Mapping) else mapping
+    return tuple(sorted((_clean(k), _clean(v)) for k, v in items))
+
+
+@dataclasses.dataclass(frozen=True)
+class Signature:
+    """What a score depends on: package version, data, normalizer, styles, model and options."""
+
+    metric: str
+    version: str = __version__
+    data: tuple[tuple[str, str], ...] = ()
+    normalizer: str | None = None
+    styles: tuple[str, ...] = ()
+    model: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    details: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @classmethod
+    def build(
+        cls,
+        metric: str,
+        *,
+        data: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+        normalizer: str | None = None,
+        styles: Iterable[str] = (),
+        model: str | None = None,
+        options: Mapping[str, object] | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> Signature:
+        """A signature with its fields cleaned and sorted (checksums shortened to 12 characters)."""
+        pairs = data.items() if isinstance(data, Mapping) else data
+        return cls(
+            metric=_clean(metric),
+            data=_pairs((name, checksum[:_CHECKSUM_CHARS]) for name, checksum in pairs),
+            normalizer=_clean(normalizer) if normalizer else None,
+            styles=tuple(sorted(_clean(s) for s in styles)),
+            model=_clean(model) if model else None,
+            options=_pairs(options or {}),
+            details=dict(details or {}),
+        )
+
+    def __str__(self) -> str:
+        parts = [f"{PACKAGE}:{self.version}", f"metric:{self.metric}"]
+        if self.data:
+            parts.append("data:" + ",".join(f"{k}={v}" for k, v in self.data))
+        if self.normalizer:
+            parts.append(f"normalizer:{self.normalizer}")
+        if self.styles:
+            parts.append("style:" + ",".join(self.styles))
+        if self.model:
+            parts.append(f"model:{self.model}")
+        if self.options:
+            parts.append("opt:" + ",".join(f"{k}={v}" for k, v in self.options))
+        return "|".join(parts)
+
+    @classmethod
+    def parse(cls, line: str) -> Signature:
+        """The signature written by ``str()`` (``details`` are not part of the line)."""
+        fields: dict[str, str] = {}
+        for part in line.strip().split("|"):
+            key, sep, value = part.partition(":")
+            if not sep:
+                raise ValueError(f"not a signature field: {part!r} in {line!r}")
+            fields[key] = value
+        if PACKAGE not in fields or "metric" not in fields:
+            raise ValueError(f"not an {PACKAGE} signature: {line!r}")
+
+        def pairs(text: str | None) -> tuple[tuple[str, str], ...]:
+            if not text:
+                return ()
+            return tuple(tuple(item.split("=", 1)) for item in text.split(","))  # type: ignore[misc]
+
+        return cls(
+            metric=fields["metric"],
+            version=fields[PACKAGE],
+            data=pairs(fields.get("data")),
+            normalizer=fields.get("normalizer"),
+            styles=tuple(fields["style"].split(",")) if fields.get("style") else (),
+            model=fields.get("model"),
+            options=pairs(fields.get("opt")),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form: the one-line form, the fields, and the provenance details."""
+        fields = {
+            "metric": self.metric,
+            "version": self.version,
+            "data": dict(self.data),
+            "normalizer": self.normalizer,
+            "styles": list(self.styles),
+            "model": self.model,
+            "options": dict(self.options),
+        }
+        return {"line": str(self), "fields": fields, **self.details}
+
+
+def plugin_details(styles: Iterable[str] = (), chains: Iterable[str] = ()) -> dict[str, Any]:
+    """Version and owning plugin (with its distribution) of each style and normalizer chain."""
     registry = get_registry()
     infos = plugin_infos()
 
@@ -33,12 +154,21 @@ def plugin_signature(styles: Iterable[str] = (), chains: Iterable[str] = ()) -> 
     return out
 
 
-def signature(
-    *, options: Mapping[str, Any], sources: Iterable[Mapping[str, Any]], styles: Iterable[str] = (),
-    chains: Iterable[str] = (), extra: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    out = {"package": f"mwz-eval {__version__}", "options": dict(options), "sources": list(sources)}
-    out.update(plugin_signature(styles, chains))
-    if extra:
-        out.update(extra)
+def describe_chain(name: str) -> str:
+    """``name@version`` of a registered normalizer chain."""
+    return f"{name}@{get_registry().chains[name].version}"
+
+
+def describe_styles(names: Iterable[str]) -> list[str]:
+    """``name@version`` of registered delexicalization styles."""
+    styles = get_registry().styles
+    return [f"{name}@{styles[name].version}" for name in names]
+
+
+def source_checksums(sources: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """``{file: sha256}`` from resolved-file signatures (``mwz_datasets.sources.ResolvedFile``)."""
+    out = {}
+    for source in sources:
+        name = str(source.get("file", "?"))
+        out[name.split("/", 2)[-1] if name.count("/") >= 2 else name] = str(source.get("sha256", ""))
     return out

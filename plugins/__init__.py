@@ -6,7 +6,7 @@ exactly the same way. :func:`get_registry` returns what all loaded plugins
 registered.
 """
 
-from mwz_plugins.hookspecs import hookimpl, hookspec, PROJECT_NAME
+from mwz_plugins.hookspecs import PROJECT_NAME, hookimpl, hookspec
 from mwz_plugins.manager import get_plugin_manager, get_registry, reset
 from mwz_plugins.ontology import ONTOLOGY_SLOTS
 from mwz_plugins.registry import (

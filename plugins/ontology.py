@@ -5,9 +5,25 @@ These are mwzeval's 19 placeholder names (Nekvinda & Dusek, 2021).
 
 ONTOLOGY_SLOTS: frozenset[str] = frozenset(
     {
-        "ADDRESS", "AREA", "TIME", "DAY", "PLACE", "FOOD", "NAME", "PHONE", "POST",
-        "PRICE", "REFERENCE", "COUNT", "TYPE", "TRAINID", "INTERNET", "PARKING",
-        "ID", "DEPARTMENT", "OPEN",
+        "ADDRESS",
+        "AREA",
+        "TIME",
+        "DAY",
+        "PLACE",
+        "FOOD",
+        "NAME",
+        "PHONE",
+        "POST",
+        "PRICE",
+        "REFERENCE",
+        "COUNT",
+        "TYPE",
+        "TRAINID",
+        "INTERNET",
+        "PARKING",
+        "ID",
+        "DEPARTMENT",
+        "OPEN",
     }
 )
 

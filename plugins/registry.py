@@ -183,8 +183,7 @@ def _validate(item: Any, plugin: str) -> None:
         bad = {p: s for p, s in item.placeholders.items() if s not in ONTOLOGY_SLOTS}
         if bad:
             raise PluginError(
-                f"delex style {item.name!r} of plugin {plugin!r} maps placeholders outside the "
-                f"ontology: {bad}"
+                f"delex style {item.name!r} of plugin {plugin!r} maps placeholders outside the ontology: {bad}"
             )
         upper = [p for p in item.placeholders if p != p.lower()]
         if upper:

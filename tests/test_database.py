@@ -24,24 +24,68 @@ def identity(domain, slot, value):
 
 TINY = {
     "restaurant": [
-        {"id": "1", "name": "pizza hut city centre", "food": "italian", "area": "centre", "location": [0, 0],
-         "introduction": "x", "price range": "cheap"},
-        {"id": "2", "name": "the golden curry", "food": "indian", "area": "?", "location": [0, 0],
-         "signature": "y", "price range": "expensive"},
-        {"id": "3", "name": "curry garden", "food": "indian", "area": "north", "location": [0, 0],
-         "price range": "cheap"},
+        {
+            "id": "1",
+            "name": "pizza hut city centre",
+            "food": "italian",
+            "area": "centre",
+            "location": [0, 0],
+            "introduction": "x",
+            "price range": "cheap",
+        },
+        {
+            "id": "2",
+            "name": "the golden curry",
+            "food": "indian",
+            "area": "?",
+            "location": [0, 0],
+            "signature": "y",
+            "price range": "expensive",
+        },
+        {
+            "id": "3",
+            "name": "curry garden",
+            "food": "indian",
+            "area": "north",
+            "location": [0, 0],
+            "price range": "cheap",
+        },
     ],
     "train": [
-        {"trainID": "TR1", "departure": "cambridge", "destination": "ely", "day": "monday",
-         "leaveAt": "05:00", "arriveBy": "05:30"},
-        {"trainID": "TR2", "departure": "cambridge", "destination": "ely", "day": "monday",
-         "leaveAt": "09:00", "arriveBy": "09:30"},
-        {"trainID": "TR3", "departure": "ely", "destination": "cambridge", "day": "monday",
-         "leaveAt": "11:00", "arriveBy": "?"},
+        {
+            "trainID": "TR1",
+            "departure": "cambridge",
+            "destination": "ely",
+            "day": "monday",
+            "leaveAt": "05:00",
+            "arriveBy": "05:30",
+        },
+        {
+            "trainID": "TR2",
+            "departure": "cambridge",
+            "destination": "ely",
+            "day": "monday",
+            "leaveAt": "09:00",
+            "arriveBy": "09:30",
+        },
+        {
+            "trainID": "TR3",
+            "departure": "ely",
+            "destination": "cambridge",
+            "day": "monday",
+            "leaveAt": "11:00",
+            "arriveBy": "?",
+        },
     ],
     "attraction": [
-        {"id": "7", "name": "cherry hinton village centre", "type": "mutliple sports", "openhours": "?",
-         "location": [0, 0], "entrance fee": "?"},
+        {
+            "id": "7",
+            "name": "cherry hinton village centre",
+            "type": "mutliple sports",
+            "openhours": "?",
+            "location": [0, 0],
+            "entrance fee": "?",
+        },
     ],
 }
 
@@ -236,8 +280,9 @@ def test_pinned_with_errata_equals_mwzeval_copy(pinned, real_queries):
 
 
 def test_errata_changes_real_queries(pinned, real_queries, mirror):
-    raw = VenueDatabase.from_paths({d: mirror / "budzianowski" / "multiwoz" / "db" / f"{d}_db.json" for d in DOMAINS},
-                                   errata=False)
+    raw = VenueDatabase.from_paths(
+        {d: mirror / "budzianowski" / "multiwoz" / "db" / f"{d}_db.json" for d in DOMAINS}, errata=False
+    )
     changed = [(d, c) for d, c in real_queries if raw.query(d, c) != pinned.query(d, c)]
     assert changed and all(d == "attraction" and c.get("type") == "multiple sports" for d, c in changed)
 

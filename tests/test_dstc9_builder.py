@@ -25,22 +25,33 @@ def data_dir(tmp_path_factory, mirror) -> Path:
     root = tmp_path_factory.mktemp("dstc9")
     upstream = mirror / REPO
     shutil.copytree(FIXTURES / "dstc9" / "data" / "train", root / "data" / "train")
-    for folder, files in {"data": ["knowledge.json"], "data/val": ["labels.json"],
-                          "data_eval": ["knowledge.json", "db.json"], "data_eval/test": ["labels.json"]}.items():
+    for folder, files in {
+        "data": ["knowledge.json"],
+        "data/val": ["labels.json"],
+        "data_eval": ["knowledge.json", "db.json"],
+        "data_eval/test": ["labels.json"],
+    }.items():
         (root / folder).mkdir(parents=True, exist_ok=True)
         for name in files:
             os.symlink(upstream / folder / name, root / folder / name)
     for folder in ("data/val", "data_eval/test"):
         labels = json.loads((upstream / folder / "labels.json").read_text())
-        logs = [[{"speaker": "U", "text": f"question {i}"}, {"speaker": "S", "text": "answer"},
-                 {"speaker": "U", "text": f"follow-up {i}"}] for i in range(len(labels))]
+        logs = [
+            [
+                {"speaker": "U", "text": f"question {i}"},
+                {"speaker": "S", "text": "answer"},
+                {"speaker": "U", "text": f"follow-up {i}"},
+            ]
+            for i in range(len(labels))
+        ]
         (root / folder / "logs.json").write_text(json.dumps(logs))
     return root
 
 
 def _load(data_dir, name, split, tmp_path):
-    return datasets.load_dataset("dstc9_track1", name, data_dir=str(data_dir), split=split,
-                                 cache_dir=str(tmp_path / "hf"))
+    return datasets.load_dataset(
+        "dstc9_track1", name, data_dir=str(data_dir), split=split, cache_dir=str(tmp_path / "hf")
+    )
 
 
 def test_instances_resolve_knowledge_and_source(data_dir, mirror, tmp_path):

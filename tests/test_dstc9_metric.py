@@ -84,7 +84,9 @@ def test_unknown_snippet_is_named(baseline):
 
 
 def test_empty_normalized_response_gets_rouge_zero():
-    labels = [{"target": True, "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 1}], "response": "Yes it does."}]
+    labels = [
+        {"target": True, "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 1}], "response": "Yes it does."}
+    ]
     entry = [{"target": True, "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 1}], "response": "The ..."}]
     result = score(entry, labels)
     assert result["generation"]["rouge_l"] == 0.0 and result["generation"]["meteor"] == 0.0

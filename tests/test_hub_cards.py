@@ -119,7 +119,7 @@ def test_render_keeps_version_config_names_strings():
 def test_hub_commands_are_registered_through_the_entry_point():
     from importlib import metadata
 
-    from mwz_metrics.cli import CLI_ENTRY_POINT_GROUP, _COMMANDS, build_parser
+    from mwz_metrics.cli import CLI_ENTRY_POINT_GROUP, COMMANDS, build_parser
 
     names = {ep.value for ep in metadata.entry_points(group=CLI_ENTRY_POINT_GROUP)}
     assert "mwz_hub.cli" in names, (
@@ -127,4 +127,4 @@ def test_hub_commands_are_registered_through_the_entry_point():
         "(pip install -e .) and remove any stale mwz_eval.egg-info from the checkout"
     )
     build_parser()
-    assert {"hub export", "hub push"} <= set(_COMMANDS)
+    assert {"hub export", "hub push"} <= set(COMMANDS)

@@ -26,6 +26,7 @@ from tests.conftest import shared_path
 
 pytestmark = pytest.mark.shared
 
+
 def rows_digest(ds):
     import hashlib
     import json
@@ -33,7 +34,11 @@ def rows_digest(ds):
     digest = hashlib.sha256()
     for row in ds:
         digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False).encode())
-    return {"rows": ds.num_rows, "sha256": digest.hexdigest(), "features": json.dumps(ds.features.to_dict(), sort_keys=True)}
+    return {
+        "rows": ds.num_rows,
+        "sha256": digest.hexdigest(),
+        "features": json.dumps(ds.features.to_dict(), sort_keys=True),
+    }
 
 
 _ROWS_DIGEST = inspect.getsource(rows_digest)  # the same function here and in the subprocess
@@ -54,8 +59,14 @@ def exported(tmp_path_factory):
 def _subprocess(code: str, tmp: Path, mirror: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MWZ_", "HF_"))}
     env.update(
-        HF_HOME=str(tmp / "hf-home"), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1",
-        HF_UPDATE_DOWNLOAD_COUNTS="0", MWZ_MIRROR=str(mirror), MWZ_OFFLINE="1", MWZ_CACHE=str(tmp / "mwz-cache"),
+        HF_HOME=str(tmp / "hf-home"),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        HF_EVALUATE_OFFLINE="1",
+        HF_UPDATE_DOWNLOAD_COUNTS="0",
+        MWZ_MIRROR=str(mirror),
+        MWZ_OFFLINE="1",
+        MWZ_CACHE=str(tmp / "mwz-cache"),
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -65,7 +76,9 @@ def _subprocess(code: str, tmp: Path, mirror: Path) -> dict:
 def test_manifest_lists_everything_registered(exported):
     out, manifest, _ = exported
     assert Manifest.read(out).datasets.keys() == manifest.datasets.keys()
-    handled = set(manifest.datasets) | {s["item"].split()[1] for s in manifest.skipped if s["item"].startswith("dataset")}
+    handled = set(manifest.datasets) | {
+        s["item"].split()[1] for s in manifest.skipped if s["item"].startswith("dataset")
+    }
     assert handled == set(cards.registered_names("datasets"))
     assert set(manifest.spaces) == set(cards.registered_names("metrics"))
     for skipped in manifest.skipped:
@@ -76,7 +89,7 @@ def test_dataset_readme_metadata(exported):
     out, manifest, _ = exported
     from huggingface_hub import DatasetCard
 
-    for name, entry in manifest.datasets.items():
+    for _name, entry in manifest.datasets.items():
         text = (out / entry["path"] / "README.md").read_text()
         data = DatasetCard(text).data.to_dict()
         front = yaml.safe_load(text.split("---\n")[1])
@@ -85,7 +98,7 @@ def test_dataset_readme_metadata(exported):
         infos = front["dataset_info"] if isinstance(front["dataset_info"], list) else [front["dataset_info"]]
         assert sorted(i["config_name"] for i in infos) == names
         assert data["license"]
-        for config, info in entry["configs"].items():
+        for _config, info in entry["configs"].items():
             for source in info["sources"]:
                 assert source["sha256"] in text and source["commit"][:12] in text
     if "multiwoz" in manifest.datasets:
@@ -145,12 +158,19 @@ def _metric_inputs(mirror: Path, out: Path) -> dict[str, dict]:
         "mwz_bleu": {"predictions": on22},
         "mwz_dst": {"predictions": on22},
         "dstc9_track1": {"predictions": entry[:300], "references": labels[:300]},
-        "mwz_session_coherence": {"predictions": {
-            "s1": [{"speaker": "user", "text": "i need a cheap hotel in the north ."},
-                   {"speaker": "system", "text": "[hotel_name] is a cheap guesthouse in the north ."},
-                   {"speaker": "user", "text": "great , book it for 2 nights ."}],
-            "s2": [{"speaker": "user", "text": "when does the train to ely leave ?"},
-                   {"speaker": "system", "text": "the museum is free to enter ."}]}},
+        "mwz_session_coherence": {
+            "predictions": {
+                "s1": [
+                    {"speaker": "user", "text": "i need a cheap hotel in the north ."},
+                    {"speaker": "system", "text": "[hotel_name] is a cheap guesthouse in the north ."},
+                    {"speaker": "user", "text": "great , book it for 2 nights ."},
+                ],
+                "s2": [
+                    {"speaker": "user", "text": "when does the train to ely leave ?"},
+                    {"speaker": "system", "text": "the museum is free to enter ."},
+                ],
+            }
+        },
     }
 
 
@@ -199,7 +219,9 @@ def test_space_folders(exported):
 
     for name, entry in manifest.spaces.items():
         folder = out / entry["path"]
-        assert sorted(p.name for p in folder.iterdir()) == sorted(["README.md", "app.py", "requirements.txt", f"{name}.py"])
+        assert sorted(p.name for p in folder.iterdir()) == sorted(
+            ["README.md", "app.py", "requirements.txt", f"{name}.py"]
+        )
         requirement = (folder / "requirements.txt").read_text().splitlines()[0]
         assert requirement.startswith("mwz-eval") and requirement.endswith(f"=={__version__}")
         data = SpaceCard((folder / "README.md").read_text()).data.to_dict()
@@ -212,7 +234,9 @@ def test_space_folders(exported):
 
 def test_push_dry_run(exported, capsys):
     out, manifest, _ = exported
-    refused = sorted(n for n, e in manifest.datasets.items() if any(c["pinned"] is False for c in e["configs"].values()))
+    refused = sorted(
+        n for n, e in manifest.datasets.items() if any(c["pinned"] is False for c in e["configs"].values())
+    )
     code = main(["hub", "push", str(out), "--namespace", "org", "--dry-run"])
     printed = capsys.readouterr().out
     assert code == (1 if refused else 0)

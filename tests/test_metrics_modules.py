@@ -12,7 +12,7 @@ import time
 import pytest
 
 import mwz_metrics
-from mwz_metrics.evaluator import Evaluator
+from mwz_metrics.multiwoz.evaluator import Evaluator
 from mwz_plugins import get_registry, manager
 
 MWZ_MODULES = ["mwz_bleu", "mwz_inform", "mwz_success", "mwz_richness", "mwz_dst"]
@@ -66,7 +66,7 @@ def test_module_equals_library(use_mirror):
 
 
 def _gold_predictions():
-    from mwz_metrics.testset import TestSet
+    from mwz_metrics.multiwoz.testset import TestSet
 
     testset = TestSet()
     gold = testset.multiwoz22["gold_states"]
@@ -119,15 +119,22 @@ def test_reference_placeholder_warning_survives_the_cache(use_mirror):
     """Unknown placeholders in references are reported whether built now or read from the cache."""
     import types
 
-    from mwz_metrics.testset import TestSet
+    from mwz_metrics.multiwoz.testset import TestSet
     from mwz_plugins import DelexStyle, hookimpl
 
     plugin = types.ModuleType("odd_style")
 
     @hookimpl
     def mwz_register_delex_styles(register):
-        register(DelexStyle("odd", "0.1", {"odd_name": "NAME"},
-                            delexicalize=lambda text, spans: "[no_such_slot] " + text, reference_source="2.2"))
+        register(
+            DelexStyle(
+                "odd",
+                "0.1",
+                {"odd_name": "NAME"},
+                delexicalize=lambda text, spans: "[no_such_slot] " + text,
+                reference_source="2.2",
+            )
+        )
 
     plugin.mwz_register_delex_styles = mwz_register_delex_styles
     manager.register_plugin(plugin, "odd-style")
@@ -135,7 +142,8 @@ def test_reference_placeholder_warning_survives_the_cache(use_mirror):
         predictions = {k: [{"response": t["response"]} for t in v] for k, v in _gold_predictions()[0].items()}
         for _ in range(2):  # built, then read back from the derived-data cache
             result = Evaluator(bleu=True, success=False, richness=False, testset=TestSet()).evaluate(
-                {k: [dict(t) for t in v] for k, v in predictions.items()})
+                {k: [dict(t) for t in v] for k, v in predictions.items()}
+            )
             warning = next(w for w in result["warnings"] if w.get("in") == "references")
             assert warning["names"] == {"no_such_slot": sum(len(v) for v in predictions.values())}
     finally:

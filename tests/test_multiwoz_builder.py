@@ -16,9 +16,9 @@ from pathlib import Path
 
 import datasets
 import pytest
+from conftest import FIXTURES, shared_path
 
 import mwz_datasets  # noqa: F401  (routes "multiwoz" to the builder)
-from conftest import FIXTURES, shared_path
 from mwz_datasets import multiwoz_raw
 from mwz_datasets.multiwoz import MultiWOZ, features
 from mwz_datasets.sources import ChecksumError, MissingSourceError

@@ -42,4 +42,8 @@ def test_malformed_pm_time_is_returned_unchanged_not_raised():
 def test_dontcare_spellings():
     f = get_registry().normalizers["mwzeval-dontcare"]
     assert [f(None, "area", v) for v in ["don't care", "do n't care", "not mentioned", " dontcare"]] == [
-        "dontcare", "dontcare", "dontcare", " dontcare"]
+        "dontcare",
+        "dontcare",
+        "dontcare",
+        " dontcare",
+    ]

@@ -11,10 +11,10 @@ import copy
 import json
 
 import pytest
-
 from conftest import SHARED, shared_path
-from mwz_metrics.evaluator import Evaluator
-from mwz_metrics.testset import TestSet
+
+from mwz_metrics.multiwoz.evaluator import Evaluator
+from mwz_metrics.multiwoz.testset import TestSet
 
 PARITY = SHARED / "parity" / "mwzeval"
 SYSTEMS = sorted(p.name[: -len(".expected.json")] for p in PARITY.glob("*.expected.json") if "hf_dummy" not in p.name)
@@ -36,8 +36,7 @@ def testset(mirror):
     os.environ["MWZ_MIRROR"] = str(mirror)
     try:
         ts = TestSet()
-        ts.multiwoz21  # load while the mirror is set
-        ts.database
+        _ = ts.multiwoz21, ts.database  # load while the mirror is set
         yield ts
     finally:
         if old is None:
@@ -58,7 +57,8 @@ def test_normalization_and_richness(system, testset):
     evaluator = Evaluator(bleu=False, success=False, richness=True, testset=testset)
     result = evaluator.evaluate(predictions)
     hypotheses = evaluator.normalizer.normalize_all(
-        {k.lower(): [t["response"] for t in v] for k, v in predictions.items()})
+        {k.lower(): [t["response"] for t in v] for k, v in predictions.items()}
+    )
     assert hypotheses == expected["normalized_responses"]
     for key, value in expected["richness"].items():
         assert result["richness"][key] == pytest.approx(value, abs=1e-9), key
@@ -75,9 +75,12 @@ def test_inform_success_per_dialogue(system, testset):
     assert success["states"] == "predicted"
     per_dialogue = success["per_dialogue"]
     assert set(per_dialogue) == set(expected["per_dialogue"])
-    wrong = [k for k, v in expected["per_dialogue"].items()
-             if (per_dialogue[k]["inform"], per_dialogue[k]["success"], per_dialogue[k]["active_domains"])
-             != (v["inform"], v["success"], v["active_domains"])]
+    wrong = [
+        k
+        for k, v in expected["per_dialogue"].items()
+        if (per_dialogue[k]["inform"], per_dialogue[k]["success"], per_dialogue[k]["active_domains"])
+        != (v["inform"], v["success"], v["active_domains"])
+    ]
     assert not wrong, f"{len(wrong)} dialogues differ, e.g. {wrong[:5]}"
     assert success["inform"] == expected["inform"]
     assert success["success"] == expected["success"]
@@ -86,17 +89,20 @@ def test_inform_success_per_dialogue(system, testset):
 def test_22_reference_construction_matches_mwzeval(use_mirror):
     """References and gold states built from the mirror's 2.2 files, as mwzeval builds them."""
     from mwz_datasets import multiwoz_raw, sources
-    from mwz_metrics.normalize import ResponseNormalizer
-    from mwz_metrics.references import build_from_22
+    from mwz_metrics.multiwoz.normalize import ResponseNormalizer
+    from mwz_metrics.multiwoz.references import build_from_22
     from mwz_plugins import get_registry
 
     expected = json.loads(shared_path("parity", "mwzeval", "hf_dummy_22.expected.json").read_text())
     files = {p: f.path for p, f in sources.resolve(multiwoz_raw.sources("2.2")).items()}
     registry = get_registry()
-    dialogues = [d for split in ("train", "validation", "test") for d in multiwoz_raw.iter_dialogues("2.2", split, files)]
+    dialogues = [
+        d for split in ("train", "validation", "test") for d in multiwoz_raw.iter_dialogues("2.2", split, files)
+    ]
     assert len(dialogues) == 21
-    references, gold, raw = build_from_22(dialogues, {"mwz22": registry.styles["mwz22"]}, ResponseNormalizer(),
-                                          registry.chain("mwzeval"))
+    references, gold, raw = build_from_22(
+        dialogues, {"mwz22": registry.styles["mwz22"]}, ResponseNormalizer(), registry.chain("mwzeval")
+    )
     assert references["mwz22"] == expected["references"]
     assert gold == expected["gold_states"]
     assert {k: len(v) for k, v in raw.items()} == {k: len(v) for k, v in expected["references"].items()}
@@ -108,7 +114,7 @@ def test_bleu_equals_sacrebleu_corpus_bleu_on_real_outputs():
     """mwzeval's get_bleu is sacrebleu.corpus_bleu; ours caches reference statistics."""
     from sacrebleu import corpus_bleu
 
-    from mwz_metrics.bleu import bleu
+    from mwz_metrics.multiwoz.bleu import bleu
 
     shared_path("parity", "mwzeval")
     references = json.loads((PARITY / "ubar.expected.json").read_text())["normalized_responses"]

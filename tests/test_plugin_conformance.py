@@ -16,15 +16,53 @@ from hypothesis import strategies as st
 from mwz_plugins import ONTOLOGY_SLOTS, get_registry
 
 REGISTRY = get_registry()
-SLOTS = ["name", "destination", "departure", "type", "food", "arrive", "leave", "time", "parking",
-         "internet", "area", "pricerange", "day", "people", "stars", "book"]
+SLOTS = [
+    "name",
+    "destination",
+    "departure",
+    "type",
+    "food",
+    "arrive",
+    "leave",
+    "time",
+    "parking",
+    "internet",
+    "area",
+    "pricerange",
+    "day",
+    "people",
+    "stars",
+    "book",
+]
 DOMAINS = [None, "restaurant", "hotel", "attraction", "train", "taxi", "police", "hospital"]
 VALUES = st.one_of(
     st.text(),
-    st.sampled_from(["after 5pm", "1 pm.", "by 17:30", "12a:3pm", "christs", "nando's", " Guest House ",
-                     "a  'b", "don't care", "free", "0845", "noon", "by", "pm", "p.m.", "&", "1:2:3pm"]),
-    st.builds(lambda a, b: a + b, st.sampled_from(["by ", "after ", "afer ", "", " "]),
-              st.from_regex(r"[0-9 :apm.,?]{0,8}", fullmatch=True)),
+    st.sampled_from(
+        [
+            "after 5pm",
+            "1 pm.",
+            "by 17:30",
+            "12a:3pm",
+            "christs",
+            "nando's",
+            " Guest House ",
+            "a  'b",
+            "don't care",
+            "free",
+            "0845",
+            "noon",
+            "by",
+            "pm",
+            "p.m.",
+            "&",
+            "1:2:3pm",
+        ]
+    ),
+    st.builds(
+        lambda a, b: a + b,
+        st.sampled_from(["by ", "after ", "afer ", "", " "]),
+        st.from_regex(r"[0-9 :apm.,?]{0,8}", fullmatch=True),
+    ),
 )
 
 
@@ -56,10 +94,20 @@ def test_style_placeholders_map_into_ontology(style):
 def test_style_delexicalize_keeps_text_outside_spans(style, data):
     utterance = data.draw(st.text(min_size=1, max_size=40))
     n = len(utterance)
-    spans = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, n), st.sampled_from(
-        ["name", "phone", "ref", "food", "area", "choice"])), max_size=4))
-    spans = [{"slot": slot, "value": utterance[min(a, b):max(a, b)] or "x", "start": min(a, b), "end": max(a, b)}
-             for a, b, slot in spans]
+    spans = data.draw(
+        st.lists(
+            st.tuples(
+                st.integers(0, n),
+                st.integers(0, n),
+                st.sampled_from(["name", "phone", "ref", "food", "area", "choice"]),
+            ),
+            max_size=4,
+        )
+    )
+    spans = [
+        {"slot": slot, "value": utterance[min(a, b) : max(a, b)] or "x", "start": min(a, b), "end": max(a, b)}
+        for a, b, slot in spans
+    ]
     before = [dict(s) for s in spans]
     out = REGISTRY.styles[style].delexicalize(utterance, spans)
     assert isinstance(out, str)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import mwz_plugins
-from mwz_plugins.version import __version__
 from mwz_plugins import DelexStyle, NormalizerChain, PluginError, ValueNormalizer, manager
+from mwz_plugins.version import __version__
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -132,8 +132,20 @@ def installed_example_plugin(tmp_path_factory):
     build = tmp_path_factory.mktemp("build")
     source = build / "example_plugin"
     subprocess.run(["cp", "-r", str(FIXTURES / "example_plugin"), str(source)], check=True)
-    result = _run(["-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-                   "--target", str(target), str(source)])
+    result = _run(
+        [
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(source),
+        ]
+    )
     assert result.returncode == 0, result.stderr
     assert list(target.glob("mwz_example_plugin-0.3.1.dist-info"))
     return target

@@ -36,12 +36,19 @@ def test_installed_libraries_are_in_the_tested_range():
 def test_out_of_range_version_warns(caplog):
     owner = types.SimpleNamespace(factory=lambda path: path)
     with caplog.at_level(logging.WARNING):
-        wrap_factory(owner, "factory", lambda original: (lambda path: original(path).upper()),
-                     library="lib", version="9.1.0", tested=((1, 0), (2, 0)))
+        wrap_factory(
+            owner,
+            "factory",
+            lambda original: lambda path: original(path).upper(),
+            library="lib",
+            version="9.1.0",
+            tested=((1, 0), (2, 0)),
+        )
     assert "lib 9.1.0 is outside the tested range" in caplog.text
     assert owner.factory("x") == "X"
-    wrap_factory(owner, "factory", lambda original: (lambda path: "twice"), library="lib", version="1.5",
-                 tested=((1, 0), (2, 0)))
+    wrap_factory(
+        owner, "factory", lambda original: lambda path: "twice", library="lib", version="1.5", tested=((1, 0), (2, 0))
+    )
     assert owner.factory("x") == "X"  # idempotent: not wrapped twice
 
 

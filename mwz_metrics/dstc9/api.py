@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from mwz_metrics.dstc9.data import load_split
 from mwz_metrics.dstc9.scorer import default_scorer
+from mwz_metrics.signature import source_checksums
 from mwz_plugins.version import __version__
 
 
@@ -21,13 +22,16 @@ def score_split(
     """Validate ``entry`` (schema, length, knowledge references) and score it on ``split``."""
     data = load_split(split, data_dir=data_dir, verify=verify)
     scorer = default_scorer()
-    result = scorer.score(entry, data.labels, knowledge=data.knowledge, schema=data.schema, by_source=by_source,
-                          official_schema=True)
-    result["signature"] = {
+    result = scorer.score(
+        entry, data.labels, knowledge=data.knowledge, schema=data.schema, by_source=by_source, official_schema=True
+    )
+    files = data.signature()
+    details = {
         "metric": "dstc9_track1",
         "version": __version__,
         "split": split,
-        "data": data.signature(),
+        "data": files,
         "options": scorer.options(),
     }
+    result["signature"] = scorer.signature(source_checksums(files), split, details)
     return result

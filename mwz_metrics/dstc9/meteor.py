@@ -26,9 +26,7 @@ class Stemmer:
         try:
             from nltk.stem.porter import PorterStemmer
         except ImportError as error:
-            raise ImportError(
-                "METEOR needs nltk's Porter stemmer: pip install 'mwz-eval[dstc9]' (or nltk)"
-            ) from error
+            raise ImportError("METEOR needs nltk's Porter stemmer: pip install 'mwz-eval[dstc9]' (or nltk)") from error
         self._stem = PorterStemmer().stem
         self._cache: dict[str, str] = {}
 

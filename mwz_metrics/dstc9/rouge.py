@@ -101,7 +101,9 @@ def rouge_l(hyp_sents: list[str], ref_sents: list[str]) -> float:
     return 2.0 * ((precision * recall) / (precision + recall + 1e-8))
 
 
-def rouge_from_tokens(hyp_tokens: list[str], ref_tokens: list[str], overlaps: tuple[int, int]) -> tuple[float, float, float] | None:
+def rouge_from_tokens(
+    hyp_tokens: list[str], ref_tokens: list[str], overlaps: tuple[int, int]
+) -> tuple[float, float, float] | None:
     """ROUGE-1/2/L F for texts already free of "." (one sentence each), from precomputed
     multiset n-gram overlaps (the clipped BLEU matches of orders 1 and 2)."""
     if not hyp_tokens or not ref_tokens:

@@ -21,11 +21,11 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 
+from mwz_metrics.dstc9 import wordnet as wordnet_module
 from mwz_metrics.dstc9.bleu import bleu_from_counts, ngram_counts, precision_counts
 from mwz_metrics.dstc9.meteor import Stemmer, meteor
 from mwz_metrics.dstc9.normalize import normalize_text
 from mwz_metrics.dstc9.rouge import rouge_from_tokens
-from mwz_metrics.dstc9 import wordnet as wordnet_module
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -265,8 +265,11 @@ class Scorer:
                 if hyp["target"] is True:
                     relevance = _matches(ref["knowledge"], hyp["knowledge"])[:5]
                     rank = relevance.index(True) + 1 if True in relevance else 0
-                    selection = (1.0 / rank if rank else 0.0, 1.0 if relevance[:1] == [True] else 0.0,
-                                 1.0 if rank else 0.0)
+                    selection = (
+                        1.0 / rank if rank else 0.0,
+                        1.0 if relevance[:1] == [True] else 0.0,
+                        1.0 if rank else 0.0,
+                    )
                     generation, undefined = self.generation(ref["response"], hyp["response"])
                     empty_rouge += undefined
                     for s in sums:
@@ -283,10 +286,17 @@ class Scorer:
         result = total.scores()
         if by_source and subsets:
             result["by_source"] = {name: subsets[name].scores() for name in sorted(subsets)}
-        result["counts"] = {"instances": len(labels), "tp": int(total.tp), "fp": int(total.fp),
-                            "fn": int(total.fn), "tn": int(total.tn)}
-        result["warnings"] = {"empty_normalized_response_rouge_0": empty_rouge,
-                              "non_target_with_extra_fields": extra_fields}
+        result["counts"] = {
+            "instances": len(labels),
+            "tp": int(total.tp),
+            "fp": int(total.fp),
+            "fn": int(total.fn),
+            "tn": int(total.tn),
+        }
+        result["warnings"] = {
+            "empty_normalized_response_rouge_0": empty_rouge,
+            "non_target_with_extra_fields": extra_fields,
+        }
         if empty_rouge:
             logger.warning("%d pair(s) with an empty normalized response or reference got ROUGE 0", empty_rouge)
         return result
@@ -303,6 +313,15 @@ class Scorer:
             "rouge": "rouge 1.0.0 Rouge() f (reimplemented); empty normalized text -> 0",
         }
 
+    def signature(self, data: dict[str, str], split: str | None, details: dict) -> dict:
+        """The result's signature (:class:`mwz_metrics.signature.Signature` as JSON)."""
+        from mwz_metrics.signature import Signature
+
+        options: dict[str, object] = {"wordnet": self.wordnet.sha256[:12]}
+        if split:
+            options["split"] = split
+        return Signature.build("dstc9_track1", data=data, options=options, details=details).as_dict()
+
 
 _DEFAULT: Scorer | None = None
 
@@ -318,12 +337,13 @@ def score(entry, labels, *, knowledge=None, schema=None, by_source=True) -> dict
     """Score one entry against labels given in memory; adds a ``signature``."""
     scorer = default_scorer()
     result = scorer.score(entry, labels, knowledge=knowledge, schema=schema, by_source=by_source)
-    result["signature"] = {
+    details = {
         "metric": "dstc9_track1",
         "version": __version__,
         "data": "labels given in memory",
         "options": scorer.options(),
     }
+    result["signature"] = scorer.signature({"labels": "in-memory"}, None, details)
     return result
 
 

@@ -31,10 +31,18 @@ _REQUIRED = ("index.noun", "data.noun", "noun.exc")
 
 # nltk 3.5 WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS
 _SUBSTITUTIONS = {
-    "n": [("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"),
-          ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y")],
-    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"),
-          ("ed", ""), ("ing", "e"), ("ing", "")],
+    "n": [
+        ("s", ""),
+        ("ses", "s"),
+        ("ves", "f"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ],
+    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")],
     "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
     "r": [],
 }
@@ -53,9 +61,14 @@ def _nltk_data_dirs() -> list[Path]:
         paths = list(nltk.data.path)
     except ImportError:
         home = os.path.expanduser("~")
-        paths = [os.path.join(home, "nltk_data"), os.path.join(sys.prefix, "nltk_data"),
-                 "/usr/share/nltk_data", "/usr/local/share/nltk_data",
-                 "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
+        paths = [
+            os.path.join(home, "nltk_data"),
+            os.path.join(sys.prefix, "nltk_data"),
+            "/usr/share/nltk_data",
+            "/usr/local/share/nltk_data",
+            "/usr/lib/nltk_data",
+            "/usr/local/lib/nltk_data",
+        ]
         if os.environ.get("NLTK_DATA"):
             paths = os.environ["NLTK_DATA"].split(os.pathsep) + paths
     return [Path(p) / "corpora" for p in paths]

@@ -5,14 +5,14 @@ import json
 import datasets
 import evaluate
 
-from mwz_metrics.dstc9 import score
-from mwz_metrics.dstc9 import score_split
+from mwz_metrics.dstc9 import score, score_split
 from mwz_metrics.dstc9.data import load_split
 
 _CITATION = """\
 @article{kim2020domain,
   title={Beyond Domain APIs: Task-oriented Conversational Modeling with Unstructured Knowledge Access},
-  author={Seokhwan Kim and Mihail Eric and Karthik Gopalakrishnan and Behnam Hedayatnia and Yang Liu and Dilek Hakkani-Tur},
+  author={Seokhwan Kim and Mihail Eric and Karthik Gopalakrishnan and Behnam Hedayatnia and Yang Liu
+          and Dilek Hakkani-Tur},
   journal={arXiv preprint arXiv:2006.03533},
   year={2020}
 }
@@ -57,7 +57,9 @@ class DSTC9Track1(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+            features=datasets.Features(
+                {"predictions": datasets.Value("string"), "references": datasets.Value("string")}
+            ),
             reference_urls=["https://github.com/alexa/alexa-with-dstc9-track1-dataset"],
         )
 

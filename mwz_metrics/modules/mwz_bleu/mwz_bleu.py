@@ -2,7 +2,7 @@
 
 import evaluate
 
-from mwz_metrics import hf_modules
+from mwz_metrics.multiwoz import hf_modules
 
 _DESCRIPTION = """\
 SacreBLEU corpus BLEU of normalized, delexicalized responses against the MultiWOZ
@@ -13,7 +13,9 @@ registered style are mapped onto one ontology first (``[value_name]`` and
 vocabularies are scored alike.
 """
 
-_KWARGS_DESCRIPTION = hf_modules.INPUTS + """
+_KWARGS_DESCRIPTION = (
+    hf_modules.INPUTS
+    + """
     styles: the styles to score against (default: all that build references).
 Returns:
     ``bleu``: ``{style: BLEU}`` (0-100); ``sacrebleu``: sacrebleu's signature;
@@ -23,6 +25,7 @@ Examples:
     >>> bleu = evaluate.load("mwz_bleu")
     >>> result = bleu.compute(predictions={"pmul4398": ["there are [choice] restaurants."]})  # doctest: +SKIP
 """
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

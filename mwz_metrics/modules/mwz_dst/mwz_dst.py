@@ -2,7 +2,7 @@
 
 import evaluate
 
-from mwz_metrics import hf_modules
+from mwz_metrics.multiwoz import hf_modules
 
 _DESCRIPTION = """\
 Joint goal accuracy (every slot of the turn's state present and matching) and
@@ -11,7 +11,9 @@ slot precision, recall and F1 of predicted dialogue states against the MultiWOZ
 ``dst`` option.
 """
 
-_KWARGS_DESCRIPTION = hf_modules.INPUTS + """
+_KWARGS_DESCRIPTION = (
+    hf_modules.INPUTS
+    + """
     Every turn must carry a ``state``.
 Returns:
     ``dst``: ``joint_accuracy`` and ``slot_f1`` in percent (0-100),
@@ -22,6 +24,7 @@ Examples:
     >>> dst = evaluate.load("mwz_dst")
     >>> result = dst.compute(predictions={"pmul4398": [{"response": "", "state": {}}]})  # doctest: +SKIP
 """
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -34,6 +37,7 @@ class MwzDst(evaluate.Metric):
         return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, *, predictions, references=None, chain="mwzeval"):
-        result = hf_modules.run(predictions, references, bleu=False, success=False, richness=False, dst=True,
-                                chain=chain)
+        result = hf_modules.run(
+            predictions, references, bleu=False, success=False, richness=False, dst=True, chain=chain
+        )
         return {key: result[key] for key in ("dst", "coverage", "warnings", "signature")}

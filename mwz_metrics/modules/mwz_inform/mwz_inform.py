@@ -2,7 +2,7 @@
 
 import evaluate
 
-from mwz_metrics import hf_modules
+from mwz_metrics.multiwoz import hf_modules
 
 _DESCRIPTION = """\
 Inform: whether the venues a system offers (the database entries matching its
@@ -11,7 +11,9 @@ matching the user's goal, per domain and for the whole dialogue, as mwzeval
 computes it. ``mwz_success`` gives Inform together with Success.
 """
 
-_KWARGS_DESCRIPTION = hf_modules.INPUTS + """
+_KWARGS_DESCRIPTION = (
+    hf_modules.INPUTS
+    + """
     gold_states: use MultiWOZ 2.2 gold states instead of predicted ones.
     per_dialogue: also return each dialogue's inform and active domains.
     chain: the value-normalizer chain (default ``mwzeval``).
@@ -27,6 +29,7 @@ Examples:
     >>> result["inform"]
     {'taxi': 100.0, 'total': 100.0}
 """
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -39,12 +42,22 @@ class MwzInform(evaluate.Metric):
         return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, *, predictions, references=None, gold_states=False, per_dialogue=False, chain="mwzeval"):
-        result = hf_modules.run(predictions, references, bleu=False, success=True, richness=False,
-                                gold_states=gold_states, per_dialogue=per_dialogue, chain=chain)
+        result = hf_modules.run(
+            predictions,
+            references,
+            bleu=False,
+            success=True,
+            richness=False,
+            gold_states=gold_states,
+            per_dialogue=per_dialogue,
+            chain=chain,
+        )
         success = result["success"]
         out = {"inform": success["inform"], "exact": success["exact"]["inform"]}
         if per_dialogue:
-            out["per_dialogue"] = {k: {"inform": v["inform"], "active_domains": v["active_domains"]}
-                                   for k, v in success["per_dialogue"].items()}
+            out["per_dialogue"] = {
+                k: {"inform": v["inform"], "active_domains": v["active_domains"]}
+                for k, v in success["per_dialogue"].items()
+            }
         out.update({key: result[key] for key in ("coverage", "warnings", "signature")})
         return out

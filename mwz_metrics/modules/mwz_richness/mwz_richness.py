@@ -2,7 +2,7 @@
 
 import evaluate
 
-from mwz_metrics import hf_modules
+from mwz_metrics.multiwoz import hf_modules
 
 _DESCRIPTION = """\
 Lexical richness of the normalized responses as mwzeval measures it: unigram
@@ -11,7 +11,9 @@ segmental type-token ratio over windows of 50 tokens) and the numbers of distinc
 uni-, bi- and trigrams. Needs no reference data.
 """
 
-_KWARGS_DESCRIPTION = hf_modules.INPUTS + """
+_KWARGS_DESCRIPTION = (
+    hf_modules.INPUTS
+    + """
 Returns:
     ``richness``: ``entropy``, ``cond_entropy`` (bits, >= 0), ``avg_lengths``
     (tokens), ``msttr`` (0-1), ``num_unigrams``, ``num_bigrams``, ``num_trigrams``;
@@ -23,6 +25,7 @@ Examples:
     >>> result["richness"]["num_unigrams"], result["richness"]["avg_lengths"]
     (6, 6.0)
 """
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from mwz_metrics import hf_modules
+from mwz_metrics.multiwoz import hf_modules
 
 _DESCRIPTION = """\
 Inform: whether the venues a system offers match the user's goal; Success: Inform
@@ -12,7 +12,9 @@ system's predicted dialogue states (or the MultiWOZ 2.2 gold states when the
 predictions have none, or when ``gold_states=True``; the result says which).
 """
 
-_KWARGS_DESCRIPTION = hf_modules.INPUTS + """
+_KWARGS_DESCRIPTION = (
+    hf_modules.INPUTS
+    + """
     gold_states: use MultiWOZ 2.2 gold states instead of predicted ones.
     per_dialogue: also return each dialogue's inform/success and active domains.
     chain: the value-normalizer chain (default ``mwzeval``).
@@ -32,6 +34,7 @@ Examples:
     >>> [w["kind"] for w in result["warnings"]]  # 2 of its 4 turns, 1 of 1000 dialogues
     ['fewer_turns_than_reference', 'partial_test_set']
 """
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -44,6 +47,14 @@ class MwzSuccess(evaluate.Metric):
         return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, *, predictions, references=None, gold_states=False, per_dialogue=False, chain="mwzeval"):
-        result = hf_modules.run(predictions, references, bleu=False, success=True, richness=False,
-                                gold_states=gold_states, per_dialogue=per_dialogue, chain=chain)
+        result = hf_modules.run(
+            predictions,
+            references,
+            bleu=False,
+            success=True,
+            richness=False,
+            gold_states=gold_states,
+            per_dialogue=per_dialogue,
+            chain=chain,
+        )
         return {key: result[key] for key in ("success", "coverage", "warnings", "signature")}

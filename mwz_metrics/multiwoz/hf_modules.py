@@ -15,9 +15,9 @@ from typing import Any
 import datasets
 import evaluate
 
-from mwz_metrics.evaluator import Evaluator
-from mwz_metrics.inputs import InputError
-from mwz_metrics.testset import TestSet
+from mwz_metrics.multiwoz.evaluator import Evaluator
+from mwz_metrics.multiwoz.inputs import InputError
+from mwz_metrics.multiwoz.testset import TestSet
 
 CITATION = """\
 @inproceedings{nekvinda-dusek-2021-shades,
@@ -83,7 +83,9 @@ def info(description: str, inputs: str, reference_urls: list[str] | None = None)
 def direct_compute(self, *, predictions=None, references=None, **kwargs):
     """Compute at once from whole dialogues (see the module's ``inputs_description``)."""
     if predictions is None:
-        raise InputError(f"{self.name}: pass the dialogues as compute(predictions=...); add/add_batch are not supported")
+        raise InputError(
+            f"{self.name}: pass the dialogues as compute(predictions=...); add/add_batch are not supported"
+        )
     return self._compute(predictions=predictions, references=references, **kwargs)
 
 

@@ -31,9 +31,7 @@ def estimate_active_domains(states: Sequence[State]) -> list[list[str]]:
     old_changed: list[str] = []
     for state in states:
         changed = [
-            domain
-            for domain in state
-            if set(state.get(domain, {}).items()) - set(old_state.get(domain, {}).items())
+            domain for domain in state if set(state.get(domain, {}).items()) - set(old_state.get(domain, {}).items())
         ]
         if not changed:
             if current is None:

@@ -10,54 +10,17 @@ package, styles and normalizer chain that produced it.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import logging
-import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mwz_datasets import sources
-from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders
-from mwz_metrics.references import build_from_22
+from mwz_metrics.multiwoz.cache import cached
+from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders
+from mwz_metrics.multiwoz.references import build_from_22
 from mwz_plugins import get_registry
-from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
-
-
-@functools.cache
-def _code_fingerprint() -> str:
-    # Derived data changes whenever the code that derives it does.
-    digest = hashlib.sha256()
-    for package in (Path(__file__).parent, Path(sources.__file__).parent):
-        for path in sorted(package.glob("*.py")):
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def _cache_file(kind: str, parts: list[str]) -> Path:
-    key = "\n".join([__version__, _code_fingerprint(), kind, *parts])
-    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
-    return sources.cache_root() / "derived" / f"{kind}-{digest}.json"
-
-
-def _cached(kind: str, parts: list[str], build: Callable[[], Any]) -> Any:
-    path = _cache_file(kind, parts)
-    if path.is_file():
-        try:
-            with open(path, encoding="utf-8") as f:
-                return json.load(f)
-        except (OSError, json.JSONDecodeError):
-            logger.warning("ignoring unreadable cache file %s", path)
-    value = build()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f)
-    os.replace(tmp, path)
-    return value
 
 
 class TestSet:
@@ -65,8 +28,14 @@ class TestSet:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, *, chain: str = "mwzeval", styles: list[str] | None = None, data_dir=None,
-                 normalizer: ResponseNormalizer | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        chain: str = "mwzeval",
+        styles: list[str] | None = None,
+        data_dir=None,
+        normalizer: ResponseNormalizer | None = None,
+    ) -> None:
         registry = get_registry()
         self.chain_name = chain
         self.chain = registry.chain(chain)
@@ -111,10 +80,14 @@ class TestSet:
             dialogues = multiwoz_raw.iter_dialogues("2.2", "test", files)
             report = UnknownPlaceholders()
             refs, gold, raw = build_from_22(dialogues, self.styles, self.normalizer, self.chain, report)
-            return {"references": refs, "gold_states": gold, "delexicalized": raw,
-                    "unknown_placeholders": report.as_dict()}
+            return {
+                "references": refs,
+                "gold_states": gold,
+                "delexicalized": raw,
+                "unknown_placeholders": report.as_dict(),
+            }
 
-        return _cached("mwz22-test", self._checksums(files) + self._versions(), build)
+        return cached("mwz22-test", self._checksums(files) + self._versions(), build)
 
     @functools.cached_property
     def multiwoz21(self) -> dict[str, Any]:
@@ -131,7 +104,7 @@ class TestSet:
                 booked[key] = goal_lib.booked_domains_from_raw(raw["log"])
             return {"goals": goals, "booked_domains": booked}
 
-        return _cached("mwz21-test-goals", self._checksums(files) + self._versions(), build)
+        return cached("mwz21-test-goals", self._checksums(files) + self._versions(), build)
 
     @functools.cached_property
     def database(self):

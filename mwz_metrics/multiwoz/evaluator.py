@@ -1,6 +1,6 @@
 """Scoring predictions the standard way (mwzeval), as a library.
 
->>> from mwz_metrics.evaluator import Evaluator
+>>> from mwz_metrics.multiwoz.evaluator import Evaluator
 >>> result = Evaluator(bleu=False, success=False, richness=True).evaluate(
 ...     {"sng0073": [{"response": "i have [value_count] trains for you."}]})
 >>> result["richness"]["num_unigrams"]
@@ -16,14 +16,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from mwz_datasets.fuzzy import partial_ratio
-from mwz_metrics import bleu as bleu_lib
-from mwz_metrics import dst as dst_lib
-from mwz_metrics import richness as richness_lib
-from mwz_metrics import success as success_lib
-from mwz_metrics.inputs import InputError, Predictions, check_against_test_set, load_predictions
-from mwz_metrics.normalize import UnknownPlaceholders, normalize_state
-from mwz_metrics.signature import signature
-from mwz_metrics.testset import TestSet
+from mwz_metrics.multiwoz import bleu as bleu_lib
+from mwz_metrics.multiwoz import dst as dst_lib
+from mwz_metrics.multiwoz import richness as richness_lib
+from mwz_metrics.multiwoz import success as success_lib
+from mwz_metrics.multiwoz.inputs import InputError, Predictions, check_against_test_set, load_predictions
+from mwz_metrics.multiwoz.normalize import UnknownPlaceholders, normalize_state
+from mwz_metrics.multiwoz.testset import TestSet
+from mwz_metrics.signature import Signature, describe_chain, describe_styles, plugin_details, source_checksums
+from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -43,11 +44,30 @@ class Options:
 class Evaluator:
     """Evaluates predictions in mwzeval's format; reusable across systems (caches stay warm)."""
 
-    def __init__(self, *, bleu: bool = True, success: bool = True, richness: bool = True, dst: bool = False,
-                 gold_states: bool = False, chain: str = "mwzeval", styles: list[str] | None = None,
-                 per_dialogue: bool = False, data_dir=None, testset: TestSet | None = None) -> None:
-        self.options = Options(bleu, success, richness, dst, gold_states, chain,
-                               tuple(styles) if styles is not None else None, per_dialogue)
+    def __init__(
+        self,
+        *,
+        bleu: bool = True,
+        success: bool = True,
+        richness: bool = True,
+        dst: bool = False,
+        gold_states: bool = False,
+        chain: str = "mwzeval",
+        styles: list[str] | None = None,
+        per_dialogue: bool = False,
+        data_dir=None,
+        testset: TestSet | None = None,
+    ) -> None:
+        self.options = Options(
+            bleu,
+            success,
+            richness,
+            dst,
+            gold_states,
+            chain,
+            tuple(styles) if styles is not None else None,
+            per_dialogue,
+        )
         # One normalizer (and its cache) for hypotheses and references alike.
         self.testset = testset or TestSet(chain=chain, styles=styles, data_dir=data_dir)
         self.normalizer = self.testset.normalizer
@@ -158,9 +178,27 @@ class Evaluator:
     def _signature(self, loaded: list[str], use_gold: bool, bleu_signature: str | None) -> dict[str, Any]:
         opts = dataclasses.asdict(self.options)
         opts["states"] = "gold" if use_gold else "predicted"
-        extra = {"datasets": {"2.1": "test" if "2.1" in loaded else None, "2.2": "test" if "2.2" in loaded else None}}
-        if self.options.bleu:
-            extra["sacrebleu"] = bleu_signature
         styles = list(self.testset.styles) if self.options.bleu else []
-        return signature(options=opts, sources=self.testset.source_signature(), styles=styles,
-                         chains=[self.options.chain], extra=extra)
+        sources = self.testset.source_signature()
+        details: dict[str, Any] = {
+            "package": f"mwz-eval {__version__}",
+            "options": opts,
+            "sources": sources,
+            **plugin_details(styles, [self.options.chain]),
+            "datasets": {"2.1": "test" if "2.1" in loaded else None, "2.2": "test" if "2.2" in loaded else None},
+        }
+        if self.options.bleu:
+            details["sacrebleu"] = bleu_signature
+        metrics = [m for m in ("bleu", "success", "richness", "dst") if opts[m]]
+        line_options: dict[str, object] = {"metrics": "+".join(metrics)}
+        if self.options.success:
+            line_options["states"] = opts["states"]
+        signature = Signature.build(
+            "multiwoz",
+            data=source_checksums(sources),
+            normalizer=describe_chain(self.options.chain),
+            styles=describe_styles(styles),
+            options=line_options,
+            details=details,
+        )
+        return signature.as_dict()

@@ -48,9 +48,7 @@ def load_predictions(source: str | os.PathLike | Mapping[str, Any]) -> Predictio
     else:
         data = source
     if not isinstance(data, Mapping):
-        raise InputError(
-            f"predictions must be a dict of dialogue id -> list of turns, got {type(data).__name__}"
-        )
+        raise InputError(f"predictions must be a dict of dialogue id -> list of turns, got {type(data).__name__}")
     out: Predictions = {}
     for dialogue_id, turns in data.items():
         if not isinstance(dialogue_id, str):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from mwz_metrics.inputs import dialogue_key
-from mwz_metrics.normalize import ResponseNormalizer, UnknownPlaceholders, normalize_state
+from mwz_metrics.multiwoz.inputs import dialogue_key
+from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders, normalize_state
 from mwz_plugins import DelexStyle
 from mwz_plugins.mwz22_style import STYLE as CANONICAL
 

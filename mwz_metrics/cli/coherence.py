@@ -6,7 +6,7 @@ import argparse
 import json
 import logging
 
-from mwz_metrics.cli import command, write_json
+from mwz_metrics.cli.registry import command, write_json
 
 logger = logging.getLogger("mwz.coherence")
 

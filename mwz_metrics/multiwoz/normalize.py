@@ -35,7 +35,7 @@ class UnknownPlaceholders:
         return {"counts": dict(self.counts), "examples": dict(self.examples)}
 
     @classmethod
-    def from_dict(cls, data: Mapping) -> "UnknownPlaceholders":
+    def from_dict(cls, data: Mapping) -> UnknownPlaceholders:
         report = cls()
         report.counts.update(data.get("counts", {}))
         report.examples.update(data.get("examples", {}))

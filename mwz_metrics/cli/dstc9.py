@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from mwz_metrics.cli import command, write_json
+from mwz_metrics.cli.registry import command, write_json
 
 
 def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--entry", required=True, help="system output JSON (the labels.json format)")
     parser.add_argument("--split", default="test", choices=["train", "val", "test"], help="labels to score against")
-    parser.add_argument("--data-dir", default=None, help="a copy of the upstream repository (else MWZ_MIRROR/cache/download)")
+    parser.add_argument(
+        "--data-dir", default=None, help="a copy of the upstream repository (else MWZ_MIRROR/cache/download)"
+    )
     parser.add_argument("-o", "--output", default=None, help="write the scores JSON here")
 
 

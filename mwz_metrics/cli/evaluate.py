@@ -6,7 +6,7 @@ import argparse
 import logging
 import time
 
-from mwz_metrics.cli import command, write_json
+from mwz_metrics.cli.registry import command, write_json
 
 logger = logging.getLogger("mwz.evaluate")
 
@@ -14,8 +14,9 @@ logger = logging.getLogger("mwz.evaluate")
 def _args(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("-i", "--input", help="predictions JSON in mwzeval's format")
-    source.add_argument("--oracle", action="store_true",
-                        help="score the MultiWOZ 2.2 references themselves (gold states)")
+    source.add_argument(
+        "--oracle", action="store_true", help="score the MultiWOZ 2.2 references themselves (gold states)"
+    )
     parser.add_argument("-b", "--bleu", action="store_true", help="BLEU per delexicalization style")
     parser.add_argument("-s", "--success", action="store_true", help="Inform and Success rates")
     parser.add_argument("-r", "--richness", action="store_true", help="lexical richness")
@@ -48,8 +49,10 @@ def _table(result: dict) -> str:
         lines.append("")
     coverage = result.get("coverage")
     if coverage:
-        lines.append(f"coverage: {coverage['dialogues']}/{coverage['dialogues_in_test']} dialogues, "
-                     f"{coverage['turns']}/{coverage['turns_in_reference']} turns")
+        lines.append(
+            f"coverage: {coverage['dialogues']}/{coverage['dialogues_in_test']} dialogues, "
+            f"{coverage['turns']}/{coverage['turns_in_reference']} turns"
+        )
     for warning in result.get("warnings", []):
         lines.append(f"warning: {warning['kind']} x{warning.get('count', 1)}: {warning.get('effect', '')}")
     return "\n".join(lines)
@@ -57,14 +60,22 @@ def _table(result: dict) -> str:
 
 @command("evaluate", "score predictions on the MultiWOZ test set (mwzeval-compatible)", _args)
 def run(args: argparse.Namespace) -> int:
-    from mwz_metrics.evaluator import Evaluator
+    from mwz_metrics.multiwoz.evaluator import Evaluator
 
     flags = (args.bleu, args.success, args.richness, args.dst)
     if not any(flags):
         args.bleu = args.success = args.richness = True  # mwzeval demands one; we default to its three
-    evaluator = Evaluator(bleu=args.bleu, success=args.success, richness=args.richness, dst=args.dst,
-                          gold_states=args.gold_states, chain=args.chain, styles=args.styles,
-                          per_dialogue=args.per_dialogue, data_dir=args.data_dir)
+    evaluator = Evaluator(
+        bleu=args.bleu,
+        success=args.success,
+        richness=args.richness,
+        dst=args.dst,
+        gold_states=args.gold_states,
+        chain=args.chain,
+        styles=args.styles,
+        per_dialogue=args.per_dialogue,
+        data_dir=args.data_dir,
+    )
     started = time.perf_counter()
     if args.oracle:
         logger.info("building the MultiWOZ 2.2 test references")
@@ -73,8 +84,11 @@ def run(args: argparse.Namespace) -> int:
         predictions = args.input
     logger.info("evaluating")
     result = evaluator.evaluate(predictions)
-    logger.info("done in %.2f s (%s)", time.perf_counter() - started,
-                ", ".join(f"{k} {v:.2f}s" for k, v in evaluator.timings.items()))
+    logger.info(
+        "done in %.2f s (%s)",
+        time.perf_counter() - started,
+        ", ".join(f"{k} {v:.2f}s" for k, v in evaluator.timings.items()),
+    )
     print(_table(result))
     write_json(result, args.output)
     return 0

@@ -1,0 +1,40 @@
+"""The registry of ``mwz`` subcommands; it imports no command module.
+
+Command modules (built-in ones in this package, others through the ``mwz.cli``
+entry-point group) register themselves with :func:`command`; the parser in
+:mod:`mwz_metrics.cli` is built from :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from collections.abc import Callable
+
+logger = logging.getLogger("mwz")
+
+AddArguments = Callable[[argparse.ArgumentParser], None]
+Run = Callable[[argparse.Namespace], int]
+
+# name ("evaluate", or two words such as "dstc9 score") -> (help, add_arguments, run)
+COMMANDS: dict[str, tuple[str, AddArguments, Run]] = {}
+
+
+def command(name: str, help: str, add_arguments: AddArguments) -> Callable[[Run], Run]:
+    """Register the decorated function as the subcommand ``name``."""
+
+    def decorate(run: Run) -> Run:
+        COMMANDS[name] = (help, add_arguments, run)
+        return run
+
+    return decorate
+
+
+def write_json(data: object, path: str | None) -> None:
+    """Write ``data`` as indented UTF-8 JSON to ``path`` (nothing when ``path`` is empty)."""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        logger.info("wrote %s", path)
