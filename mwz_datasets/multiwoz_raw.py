@@ -84,7 +84,7 @@ def sources(version: str, splits: Iterable[str] = SPLITS) -> list[Source]:
 
 
 def evaluation_key(dialogue_id: str) -> str:
-    """``"PMUL1266.json"`` -> ``"pmul1266"`` (the key evaluation scripts use)."""
+    """``"PMUL1266.json"`` / ``"PMUL1266"`` / ``"pmul1266"`` -> ``"pmul1266"`` (the key evaluation scripts use)."""
     name = dialogue_id.strip()
     if name.lower().endswith(".json"):
         name = name[: -len(".json")]

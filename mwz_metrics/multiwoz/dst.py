@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-State = Mapping[str, Mapping[str, str]]
+from mwz_plugins.ontology import State
+
 FUZZY_RATIO = 95
 
 

@@ -14,6 +14,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_key
+
 
 class InputError(ValueError):
     """Predictions that cannot be evaluated; the message names dialogue and turn."""
@@ -27,14 +29,6 @@ class Turn:
 
 
 Predictions = dict[str, list[Turn]]
-
-
-def dialogue_key(dialogue_id: str) -> str:
-    """``SNG0073.json`` / ``SNG0073`` / ``sng0073`` -> ``sng0073``."""
-    key = dialogue_id.strip()
-    if key.lower().endswith(".json"):
-        key = key[:-5]
-    return key.lower()
 
 
 def load_predictions(source: str | os.PathLike | Mapping[str, Any]) -> Predictions:

@@ -14,10 +14,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from mwz_plugins import get_registry
+from mwz_plugins.ontology import PLACEHOLDER_RE
 
-PLACEHOLDER_RE = re.compile(r"\[([\w\s\d]+)\](es|s|-s|-es|)")
-
-State = dict[str, dict[str, str]]
+State = dict[str, dict[str, str]]  # a new, normalized state
 
 
 class UnknownPlaceholders:

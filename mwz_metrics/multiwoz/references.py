@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from mwz_metrics.multiwoz.inputs import dialogue_key
-from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders, normalize_state
-from mwz_plugins import DelexStyle
-from mwz_plugins.mwz22_style import STYLE as CANONICAL
+from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_key
+from mwz_metrics.multiwoz.normalize import ResponseNormalizer, State, UnknownPlaceholders, normalize_state
+from mwz_plugins import DelexStyle, get_registry
 
-State = dict[str, dict[str, str]]
+# The style of the oracle's predictions: mwzeval delexicalizes the 2.2 references this way.
+CANONICAL_STYLE = "mwz22"
 
 
 def _state_of_user_turn(turn: Mapping) -> State:
@@ -48,6 +48,7 @@ def build_from_22(
     references: dict[str, dict[str, list[str]]] = {name: {} for name in styles}
     raw_references: dict[str, list[str]] = {}
     gold: dict[str, list[State]] = {}
+    canonical_style = get_registry().styles[CANONICAL_STYLE]
     for dialogue in dialogues:
         key = dialogue_key(dialogue["dialogue_id"])
         states: list[State] = []
@@ -60,7 +61,11 @@ def build_from_22(
                 state = _state_of_user_turn(turn)
                 continue
             spans = _spans(turn)
-            canonical.append(CANONICAL.delexicalize(turn["utterance"], spans))
+            canonical.append(
+                canonical_style.delexicalize(  # type: ignore[misc]
+                    turn["utterance"], spans
+                )
+            )
             for name, style in styles.items():
                 text = style.delexicalize(turn["utterance"], spans)
                 per_style[name].append(normalizer.normalize(text, f"reference {key} turn {len(states)}", report))

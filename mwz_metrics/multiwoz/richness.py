@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 # lexical-diversity 0.1.1's tokenizer and MSTTR, written here because that package imports

@@ -10,12 +10,12 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-REQUESTABLE = ("PHONE", "ADDRESS", "POST", "REFERENCE", "TRAINID")
+from mwz_plugins.ontology import REQUESTABLE_SLOTS, State
+
 VENUE_DOMAINS = ("restaurant", "hotel", "attraction", "train")
 NO_DATABASE_DOMAINS = ("taxi", "police", "hospital")
 
 Query = Callable[[str, Mapping[str, str]], Sequence[str]]
-State = Mapping[str, Mapping[str, str]]
 
 
 def estimate_active_domains(states: Sequence[State]) -> list[list[str]]:
@@ -82,7 +82,7 @@ def dialogue_success(
                 previous = offered[domain]
                 if not previous or any(v not in matching for v in previous):
                     offered[domain] = matching
-            for slot in REQUESTABLE:
+            for slot in REQUESTABLE_SLOTS:
                 if slot in response:
                     # A reference counts only where the gold dialogue booked.
                     if slot != "REFERENCE" or domain in booked:

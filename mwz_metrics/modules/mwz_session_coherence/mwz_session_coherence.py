@@ -5,10 +5,7 @@ import json
 import datasets
 import evaluate
 
-from mwz_metrics.coherence.api import looks_like_sessions
-from mwz_metrics.coherence.api import score_gold
-from mwz_metrics.coherence.api import score_predictions
-from mwz_metrics.coherence.api import score_sessions
+from mwz_metrics.coherence.api import looks_like_sessions, score_gold, score_predictions, score_sessions
 
 _CITATION = """\
 @inproceedings{cheng-etal-2022-multiwoz,
