@@ -144,16 +144,16 @@ class _Table:
         for name, cells in columns.items():
             positions: dict[Any, list[int]] = {}
             others: list[tuple[int, Any]] = []
-            for row, cell in enumerate(cells):
+            for position, cell in enumerate(cells):
                 if cell is _MISSING:  # mwzeval raises KeyError; here the row never matches
                     continue
                 try:
-                    positions.setdefault(cell, []).append(row)
+                    positions.setdefault(cell, []).append(position)
                 except TypeError:
-                    others.append((row, cell))
-            index = {cell: self._mask(found) for cell, found in positions.items()}
-            wildcard = index.get(WILDCARD, 0)
-            self.index[name], self.unhashable[name], self.wildcard[name] = index, others, wildcard
+                    others.append((position, cell))
+            masks = {cell: self._mask(found) for cell, found in positions.items()}
+            wildcard = masks.get(WILDCARD, 0)
+            self.index[name], self.unhashable[name], self.wildcard[name] = masks, others, wildcard
             if name in ("arrive", "leave"):
                 self.minutes[name] = self._time_index(cells)
 

@@ -262,7 +262,7 @@ def _spans(span_info: Any, where: str) -> list[dict]:
     return spans
 
 
-def _belief(metadata: Mapping[str, Any], where: str) -> tuple[list[dict], list[dict]]:
+def _belief(metadata: Mapping[str, Any] | None, where: str) -> tuple[list[dict], list[dict]]:
     belief, booked = [], []
     for domain, state in (metadata or {}).items():
         if not isinstance(state, dict):
@@ -455,7 +455,7 @@ class RawReader:
             if not isinstance(dialogues, list):
                 raise RawDataError(f"{local}: expected a list of dialogues")
             for raw in dialogues:
-                yield convert_v22(split, raw, acts.get(raw.get("dialogue_id")) if isinstance(raw, dict) else None)
+                yield convert_v22(split, raw, acts.get(str(raw.get("dialogue_id"))) if isinstance(raw, dict) else None)
 
 
 def iter_dialogues(version: str, split: str, files: Mapping[str, os.PathLike | str]) -> Iterator[dict]:

@@ -119,14 +119,14 @@ class Registry:
         kind = _KINDS[type(item)]
         _validate(item, plugin)
         table = getattr(self, kind)
-        if item.name in table:
-            other = self.owners[(kind, item.name)]
+        name: str = getattr(item, "name")  # noqa: B009  (every registry type has a name)
+        if name in table:
+            other = self.owners[(kind, name)]
             raise PluginError(
-                f"duplicate {kind[:-1]} name {item.name!r}: registered by plugin {other!r} "
-                f"and again by plugin {plugin!r}"
+                f"duplicate {kind[:-1]} name {name!r}: registered by plugin {other!r} and again by plugin {plugin!r}"
             )
-        table[item.name] = item
-        self.owners[(kind, item.name)] = plugin
+        table[name] = item
+        self.owners[(kind, name)] = plugin
 
     def check_chains(self) -> None:
         """Every chain's steps name registered normalizers."""
