@@ -14,7 +14,9 @@ MULTIWOZ_REPO = "budzianowski/multiwoz"
 MULTIWOZ_COMMIT = "fe0c8e65cfcd8462bd33c86e35f21addc84ca82b"
 DSTC9_REPO = "alexa/alexa-with-dstc9-track1-dataset"
 DSTC9_COMMIT = "7ebb4c767b64826c1ac0f8bae409c0fab9cc0ae4"
-_COMMITS = {MULTIWOZ_REPO: MULTIWOZ_COMMIT, DSTC9_REPO: DSTC9_COMMIT}
+MWZEVAL_REPO = "Tomiinek/MultiWOZ_Evaluation"
+MWZEVAL_COMMIT = "7f19ee01ffd97652bfad5b067fce40704d9c9de2"
+_COMMITS = {MULTIWOZ_REPO: MULTIWOZ_COMMIT, DSTC9_REPO: DSTC9_COMMIT, MWZEVAL_REPO: MWZEVAL_COMMIT}
 
 
 def _f(repo: str, path: str, *, size: int | None, sha256: str | None, git_blob: str | None) -> Source:
@@ -357,12 +359,31 @@ FILES: dict[tuple[str, str], Source] = {
 }
 
 
+# mwzeval's reference files, one per delexicalization style (git blob ids of @7f19ee0).
+MWZEVAL_REFERENCE_BLOBS = {
+    "augpt": "3a896673ba478cf0ed05d17d4678792da553eea0",
+    "damd": "a64dc56e64f9ebe9b06bd88e72ba7795aeb02f02",
+    "hdsa": "d20d2c488c5d8f7f141eb249fb1513b624994d21",
+    "lava": "a8647458368da555ea6f53fb5ad54e97b22977d4",
+    "uniconv": "e8c159effa3bcdeb94df4fa820971bff781c4d3a",
+}
+for _style, _blob in MWZEVAL_REFERENCE_BLOBS.items():
+    _ref = _f(MWZEVAL_REPO, f"mwzeval/data/references/{_style}.json", size=None, sha256=None, git_blob=_blob)
+    FILES[(_ref.repo, _ref.path)] = _ref
+
+
 def source(repo: str, path: str) -> Source:
     """The pinned source of ``path`` in ``repo``."""
     try:
         return FILES[(repo, path)]
     except KeyError:
         raise KeyError(f"no pinned source for {repo}/{path}") from None
+
+
+def by_name(name: str) -> Source:
+    """The pinned source written ``owner/repo/path``."""
+    owner, repo, path = name.split("/", 2)
+    return source(f"{owner}/{repo}", path)
 
 
 def multiwoz(path: str) -> Source:

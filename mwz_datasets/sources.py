@@ -165,6 +165,31 @@ def _local_candidates(source: Source, data_dir: str | os.PathLike | None) -> lis
     return candidates
 
 
+_LINK_STUB_MAX_BYTES = 1024
+
+
+def follow_link_stub(path: Path) -> Path:
+    """The target of a symbolic link stored as a plain file, else ``path``.
+
+    A git checkout without symlink support (``core.symlinks=false``) writes a link
+    as a small file holding its relative target; a mirror copied that way still
+    names the real file, so follow it when the target exists.
+    """
+    try:
+        if path.stat().st_size > _LINK_STUB_MAX_BYTES:
+            return path
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return path
+    if "\n" in text or not text or text[0] in "{[" or text.startswith("/"):
+        return path
+    target = (path.parent / text).resolve()
+    if target.is_file():
+        logger.debug("%s is a link stub to %s", path, target)
+        return target
+    return path
+
+
 def _download(source: Source, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     logger.info("downloading %s", source.url)
@@ -197,6 +222,8 @@ def resolve(
         candidates = _local_candidates(source, data_dir)
         for origin, path in candidates:
             if path.is_file():
+                if origin != "cache":
+                    path = follow_link_stub(path)
                 checked = verify_local or origin == "cache"
                 digest = verify(source, path) if checked else sha256_file(path)
                 resolved[source.path] = ResolvedFile(source, path, origin, digest, checked)

@@ -44,14 +44,20 @@ class NormalizerChain:
 
 @dataclasses.dataclass(frozen=True)
 class DelexStyle:
-    """A delexicalization style.
+    """A delexicalization style, and where its BLEU references come from.
 
     ``placeholders`` maps each placeholder name of the style (lowercase, as it
     appears between brackets, e.g. ``restaurant_name``) onto a slot of the unified
-    ontology (e.g. ``NAME``). ``delexicalize(utterance, spans)``, when given,
-    turns a dataset's system utterance with its span annotations (a sequence of
-    mappings with ``slot``, ``value``, ``start``, ``end``) into a reference in this
-    style; ``reference_source`` names the dataset config it reads (``"2.2"``).
+    ontology (e.g. ``NAME``). A style gets its references in one of two ways,
+    named by ``reference_source``:
+
+    - from span annotations: ``delexicalize(utterance, spans)`` turns a dataset's
+      system utterance with its spans (mappings with ``slot``, ``value``, ``start``,
+      ``end``) into a reference, and ``reference_source`` is the dataset config read
+      (``"2.2"``);
+    - from a reference file: no ``delexicalize``; ``reference_source`` is a file
+      pinned in ``mwz_datasets.catalog``, written ``"owner/repo/path"``, in mwzeval's
+      format (dialogue id -> list of references, one per system turn).
     """
 
     name: str
@@ -63,7 +69,18 @@ class DelexStyle:
 
     @property
     def builds_references(self) -> bool:
+        """Whether references are built from span annotations by ``delexicalize``."""
         return self.delexicalize is not None
+
+    @property
+    def reads_reference_file(self) -> bool:
+        """Whether references are read from the pinned file ``reference_source``."""
+        return self.delexicalize is None and bool(self.reference_source)
+
+    @property
+    def has_references(self) -> bool:
+        """Whether the style can give BLEU references at all."""
+        return self.builds_references or self.reads_reference_file
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,3 +210,13 @@ def _validate(item: Any, plugin: str) -> None:
         upper = [p for p in item.placeholders if p != p.lower()]
         if upper:
             raise PluginError(f"delex style {item.name!r}: placeholder names must be lowercase: {upper}")
+        if item.builds_references and not item.reference_source:
+            raise PluginError(
+                f"delex style {item.name!r} of plugin {plugin!r} has delexicalize but no reference_source "
+                "(the dataset config whose spans it reads, e.g. '2.2')"
+            )
+        if item.reads_reference_file and item.reference_source.count("/") < 2:  # type: ignore[union-attr]
+            raise PluginError(
+                f"delex style {item.name!r} of plugin {plugin!r}: reference_source {item.reference_source!r} "
+                "must name a pinned file as 'owner/repo/path'"
+            )

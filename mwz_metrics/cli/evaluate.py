@@ -25,6 +25,13 @@ def _args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-dialogue", action="store_true", help="include per-dialogue inform/success")
     parser.add_argument("--chain", default="mwzeval", help="value-normalizer chain (default: mwzeval)")
     parser.add_argument("--style", action="append", dest="styles", help="delex style(s) for BLEU (default: all)")
+    parser.add_argument(
+        "--reference-file",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="extra BLEU style NAME from a reference file in mwzeval's format (repeatable)",
+    )
     parser.add_argument("--data-dir", help="a local copy of budzianowski/multiwoz (else MWZ_MIRROR or download)")
     parser.add_argument("-o", "--output", help="write the full result as JSON")
 
@@ -58,6 +65,19 @@ def _table(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _reference_files(values: list[str]) -> dict[str, str]:
+    """``NAME=PATH`` arguments as a mapping; a malformed one is an input error."""
+    from mwz_metrics.multiwoz.inputs import InputError
+
+    out = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise InputError(f"--reference-file {value!r}: expected NAME=PATH")
+        out[name] = path
+    return out
+
+
 @command("evaluate", "score predictions on the MultiWOZ test set (mwzeval-compatible)", _args)
 def run(args: argparse.Namespace) -> int:
     from mwz_metrics.multiwoz.evaluator import Evaluator
@@ -75,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         styles=args.styles,
         per_dialogue=args.per_dialogue,
         data_dir=args.data_dir,
+        reference_files=_reference_files(args.reference_file),
     )
     started = time.perf_counter()
     if args.oracle:

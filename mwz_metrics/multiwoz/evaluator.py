@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mwz_datasets.fuzzy import partial_ratio
@@ -39,6 +39,15 @@ class Options:
     chain: str = "mwzeval"
     styles: tuple[str, ...] | None = None
     per_dialogue: bool = False
+    reference_files: tuple[tuple[str, str], ...] = ()
+
+
+def _sha256_of_json(data: Any) -> str:
+    """The sha256 of a mapping as canonical JSON (references given in memory)."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 class Evaluator:
@@ -57,7 +66,10 @@ class Evaluator:
         per_dialogue: bool = False,
         data_dir=None,
         testset: TestSet | None = None,
+        reference_files: Mapping[str, Any] | None = None,
     ) -> None:
+        """``reference_files``: extra BLEU styles, name -> path of a file in mwzeval's
+        format or the decoded mapping itself (dialogue id -> list of references)."""
         self.options = Options(
             bleu,
             success,
@@ -67,11 +79,20 @@ class Evaluator:
             chain,
             tuple(styles) if styles is not None else None,
             per_dialogue,
+            tuple(
+                sorted(
+                    (n, str(p) if not isinstance(p, Mapping) else "<mapping>")
+                    for n, p in (reference_files or {}).items()
+                )
+            ),
         )
+        self.reference_files = dict(reference_files or {})
+        self.reference_checksums: dict[str, str] = {}
         # One normalizer (and its cache) for hypotheses and references alike.
         self.testset = testset or TestSet(chain=chain, styles=styles, data_dir=data_dir)
         self.normalizer = self.testset.normalizer
         self.timings: dict[str, float] = {}
+        self.bleu_styles: list[str] = []
 
     def _timed(self, name: str, started: float) -> float:
         now = time.perf_counter()
@@ -94,9 +115,11 @@ class Evaluator:
             raise InputError("dst needs a 'state' in every predicted turn")
 
         loaded = []
-        if opts.success:
-            loaded.append("2.1")
-        if opts.bleu or opts.dst or use_gold:
+        # BLEU needs MultiWOZ 2.2 only for styles built from its spans (a user's file may replace one).
+        spans_needed = opts.bleu and any(n not in self.reference_files for n in self.testset.span_styles)
+        if opts.success or (opts.bleu and not (spans_needed or opts.dst or use_gold)):
+            loaded.append("2.1")  # with BLEU alone: the list of test dialogues
+        if spans_needed or opts.dst or use_gold:
             loaded.append("2.2")
         warnings: list[dict] = []
         coverage = None
@@ -112,10 +135,18 @@ class Evaluator:
         bleu_signature = None
 
         if opts.bleu:
-            refs = self.testset.multiwoz22["references"]
-            missing = [k for k in hypotheses if k not in next(iter(refs.values()), {})]
-            if missing:
-                raise InputError(f"no MultiWOZ 2.2 reference for {len(missing)} dialogue(s), e.g. {missing[:10]}")
+            refs = self._bleu_references(warnings, counts.keys() if counts is not None else hypotheses.keys())
+            for style, per_dialogue in refs.items():
+                missing = [k for k in hypotheses if k not in per_dialogue]
+                if missing:
+                    raise InputError(f"style {style}: no reference for {len(missing)} dialogue(s), e.g. {missing[:10]}")
+                short = [k for k in hypotheses if len(per_dialogue[k]) < len(hypotheses[k])]
+                if short:
+                    raise InputError(
+                        f"style {style}: dialogue {short[0]} has {len(hypotheses[short[0]])} responses "
+                        f"but {len(per_dialogue[short[0]])} references"
+                    )
+            self.bleu_styles = [n for n in refs if n not in self.reference_checksums]
             scores, bleu_signature = bleu_lib.bleu(hypotheses, refs)
             result["bleu"] = scores
             t = self._timed("bleu", t)
@@ -139,6 +170,55 @@ class Evaluator:
         result["warnings"] = warnings
         result["signature"] = self._signature(loaded, use_gold, bleu_signature)
         return result
+
+    def _bleu_references(self, warnings: list[dict], keys: Iterable[str]) -> dict[str, Mapping[str, Any]]:
+        """References per style: span styles built from 2.2, reference-file styles, user files.
+
+        A reference-file style whose file is missing is reported in ``warnings`` and
+        skipped, unless it was asked for by name.
+        """
+        from mwz_datasets import reference_files
+        from mwz_datasets.sources import MissingSourceError
+
+        ts = self.testset
+        keys = list(keys)
+        refs: dict[str, Mapping[str, Any]] = {}
+        unavailable: dict[str, str] = {}
+        if any(n not in self.reference_files for n in ts.span_styles):
+            refs.update(ts.multiwoz22["references"])
+        for name in ts.file_styles:
+            if name in self.reference_files:
+                continue
+            try:
+                refs[name] = ts.file_references(name, keys)
+            except MissingSourceError as error:
+                if self.options.styles is not None and name in self.options.styles:
+                    raise
+                unavailable[name] = " ".join(line.strip() for line in str(error).splitlines()[1:-1])
+        if unavailable:
+            warnings.append(
+                {
+                    "kind": "style_missing",
+                    "count": len(unavailable),
+                    "styles": unavailable,
+                    "effect": f"no BLEU for {', '.join(sorted(unavailable))} (reference file not found)",
+                }
+            )
+        # A user's file given a registered style's name replaces that style's references.
+        refs = {n: r for n, r in refs.items() if n not in self.reference_files}
+        self.reference_checksums = {}
+        for name, given in self.reference_files.items():
+            try:
+                if isinstance(given, Mapping):
+                    records = reference_files.parse(given, f"references[{name!r}]", keys)
+                    digest = _sha256_of_json(given)
+                else:
+                    records, digest = reference_files.read_user_file(given, keys)
+            except reference_files.ReferenceFileError as error:
+                raise InputError(str(error)) from None
+            refs[name] = records
+            self.reference_checksums[name] = digest
+        return {name: refs[name] for name in sorted(refs)}
 
     def _success(self, preds: Predictions, hypotheses, use_gold: bool, has_domains: bool) -> dict[str, Any]:
         ts = self.testset
@@ -178,7 +258,7 @@ class Evaluator:
     def _signature(self, loaded: list[str], use_gold: bool, bleu_signature: str | None) -> dict[str, Any]:
         opts = dataclasses.asdict(self.options)
         opts["states"] = "gold" if use_gold else "predicted"
-        styles = list(self.testset.styles) if self.options.bleu else []
+        styles = list(self.bleu_styles) if self.options.bleu else []
         sources = self.testset.source_signature()
         details: dict[str, Any] = {
             "package": f"mwz-eval {__version__}",
@@ -193,11 +273,17 @@ class Evaluator:
         line_options: dict[str, object] = {"metrics": "+".join(metrics)}
         if self.options.success:
             line_options["states"] = opts["states"]
+        data = source_checksums(sources)
+        user_styles = []
+        if self.options.bleu:
+            for name, digest in sorted(self.reference_checksums.items()):
+                data[f"references:{name}"] = digest
+                user_styles.append(f"{name}@file:sha256={digest[:12]}")
         signature = Signature.build(
             "multiwoz",
-            data=source_checksums(sources),
+            data=data,
             normalizer=describe_chain(self.options.chain),
-            styles=describe_styles(styles),
+            styles=describe_styles(styles) + user_styles,
             options=line_options,
             details=details,
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +36,26 @@ class TestSet:
         styles: list[str] | None = None,
         data_dir=None,
         normalizer: ResponseNormalizer | None = None,
+        verification_mode: str | None = None,
     ) -> None:
         registry = get_registry()
         self.chain_name = chain
         self.chain = registry.chain(chain)
-        all_styles = {n: s for n, s in registry.styles.items() if s.builds_references}
+        all_styles = {n: s for n, s in registry.styles.items() if s.has_references}
         if styles is not None:
             unknown = [s for s in styles if s not in registry.styles]
             if unknown:
                 raise KeyError(f"unknown delex style(s) {unknown}; registered: {sorted(registry.styles)}")
             all_styles = {n: s for n, s in all_styles.items() if n in styles}
         self.styles = all_styles
+        # Styles built from MultiWOZ 2.2 span annotations; the others read a reference file.
+        self.span_styles = {n: s for n, s in all_styles.items() if s.builds_references}
+        self.file_styles = {n: s for n, s in all_styles.items() if s.reads_reference_file}
+        unsupported = [n for n, s in self.span_styles.items() if s.reference_source != "2.2"]
+        if unsupported:
+            raise KeyError(f"style(s) {unsupported} build references from a dataset other than MultiWOZ 2.2")
+        self.verification_mode = verification_mode
+        self._file_references: dict[str, dict[str, list[str]]] = {}
         self.data_dir = data_dir
         self.normalizer = normalizer or ResponseNormalizer()
         self.resolved: dict[str, sources.ResolvedFile] = {}
@@ -61,7 +71,7 @@ class TestSet:
 
     def _versions(self) -> list[str]:
         registry = get_registry()
-        styles = [f"{n}@{s.version}" for n, s in sorted(self.styles.items())]
+        styles = [f"{n}@{s.version}" for n, s in sorted(self.span_styles.items())]
         chain = registry.chains[self.chain_name]
         steps = [f"{s}@{registry.normalizers[s].version}" for s in chain.steps]
         return [*styles, f"{self.chain_name}@{chain.version}", *steps]
@@ -79,7 +89,7 @@ class TestSet:
 
             dialogues = multiwoz_raw.iter_dialogues("2.2", "test", files)
             report = UnknownPlaceholders()
-            refs, gold, raw = build_from_22(dialogues, self.styles, self.normalizer, self.chain, report)
+            refs, gold, raw = build_from_22(dialogues, self.span_styles, self.normalizer, self.chain, report)
             return {
                 "references": refs,
                 "gold_states": gold,
@@ -88,6 +98,25 @@ class TestSet:
             }
 
         return cached("mwz22-test", self._checksums(files) + self._versions(), build)
+
+    def file_references(self, name: str, keys: Iterable[str]) -> dict[str, list[str]]:
+        """References of a reference-file style for the test dialogues ``keys``, read
+        through ``mwz_datasets``.
+
+        Raises ``mwz_datasets.sources.MissingSourceError`` when the file is not at hand.
+        """
+        if name not in self._file_references:
+            from mwz_datasets import reference_files
+
+            records, resolved = reference_files.load_pinned(
+                self.file_styles[name].reference_source,  # type: ignore[arg-type]
+                keys=keys,
+                data_dir=self.data_dir,
+                verification_mode=self.verification_mode,
+            )
+            self.resolved[resolved.source.path] = resolved
+            self._file_references[name] = records
+        return self._file_references[name]
 
     @functools.cached_property
     def multiwoz21(self) -> dict[str, Any]:
