@@ -157,10 +157,10 @@ def verify(source: Source, path: Path) -> str:
 def _local_candidates(source: Source, data_dir: str | os.PathLike | None) -> list[tuple[str, Path]]:
     candidates = []
     if data_dir is not None:
-        candidates.append(("data_dir", Path(data_dir) / source.path))
+        candidates.append(("data_dir", locate(Path(data_dir), source.path)))
     mirror = mirror_root()
     if mirror is not None:
-        candidates.append(("mirror", mirror / source.repo / source.path))
+        candidates.append(("mirror", locate(mirror, f"{source.repo}/{source.path}")))
     candidates.append(("cache", cache_root() / "downloads" / source.repo / source.commit / source.path))
     return candidates
 
@@ -171,12 +171,12 @@ _LINK_STUB_MAX_BYTES = 1024
 def follow_link_stub(path: Path) -> Path:
     """The target of a symbolic link stored as a plain file, else ``path``.
 
-    A git checkout without symlink support (``core.symlinks=false``) writes a link
-    as a small file holding its relative target; a mirror copied that way still
-    names the real file, so follow it when the target exists.
+    A git checkout without symlink support (``core.symlinks=false``), or a copy that
+    does not keep links, writes a link as a small file holding its relative target;
+    such a mirror still names the real file or folder, so follow it when it exists.
     """
     try:
-        if path.stat().st_size > _LINK_STUB_MAX_BYTES:
+        if not path.is_file() or path.stat().st_size > _LINK_STUB_MAX_BYTES:
             return path
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -184,10 +184,18 @@ def follow_link_stub(path: Path) -> Path:
     if "\n" in text or not text or text[0] in "{[" or text.startswith("/"):
         return path
     target = (path.parent / text).resolve()
-    if target.is_file():
+    if target.exists():
         logger.debug("%s is a link stub to %s", path, target)
         return target
     return path
+
+
+def locate(root: Path, relative: str) -> Path:
+    """``root/relative``, following link stubs (see :func:`follow_link_stub`) on the way."""
+    current = root
+    for part in relative.split("/"):
+        current = follow_link_stub(current / part)
+    return current
 
 
 def _download(source: Source, target: Path) -> None:
@@ -222,8 +230,6 @@ def resolve(
         candidates = _local_candidates(source, data_dir)
         for origin, path in candidates:
             if path.is_file():
-                if origin != "cache":
-                    path = follow_link_stub(path)
                 checked = verify_local or origin == "cache"
                 digest = verify(source, path) if checked else sha256_file(path)
                 resolved[source.path] = ResolvedFile(source, path, origin, digest, checked)
