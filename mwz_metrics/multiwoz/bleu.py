@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 # sacrebleu scorers with reference statistics pre-computed, per reference corpus:
 # the references are the same for every system, only the hypotheses change.
@@ -45,3 +46,35 @@ def bleu(
         scores[style] = scorer.corpus_score(flat_hypotheses, None).score
         signature = str(scorer.get_signature())
     return scores, signature
+
+
+def flat_bleu(
+    hypotheses: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]]
+) -> tuple[dict[str, Any], list[dict]]:
+    """Corpus BLEU of flat responses (``evaluate``'s convention), normalized like mwzeval.
+
+    ``references``: one string per hypothesis, or a list of strings per hypothesis
+    (the same number for each, as ``evaluate``'s sacrebleu requires). Hypotheses and
+    references are both normalized (placeholders onto the ontology, mwzeval's text
+    normalization). Returns ``{"bleu", "sacrebleu"}`` and warnings.
+    """
+    from sacrebleu.metrics import BLEU
+
+    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders
+
+    if len(hypotheses) != len(references):
+        raise InputError(f"{len(hypotheses)} predictions but {len(references)} references")
+    per_hypothesis = [[r] if isinstance(r, str) else list(r) for r in references]
+    counts = {len(r) for r in per_hypothesis}
+    if len(counts) > 1:
+        raise InputError(f"every prediction needs the same number of references; got counts {sorted(counts)}")
+    normalizer = ResponseNormalizer()
+    unknown = UnknownPlaceholders()
+    hyps = [normalizer.normalize(h, f"prediction {i}", unknown) for i, h in enumerate(hypotheses)]
+    refs = [[normalizer.normalize(r, f"reference {i}", unknown) for r in rs] for i, rs in enumerate(per_hypothesis)]
+    streams = [list(stream) for stream in zip(*refs)]
+    scorer = BLEU()
+    score = scorer.corpus_score(hyps, streams).score
+    warning = unknown.as_warning()
+    return {"bleu": score, "sacrebleu": str(scorer.get_signature())}, [warning] if warning else []

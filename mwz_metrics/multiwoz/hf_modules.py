@@ -41,6 +41,20 @@ Args:
 
 FEATURES = datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")})
 
+# What mwz_bleu really accepts through add/add_batch (flat responses): one reference
+# string, or several, per response. Whole dialogues go straight to compute().
+FLAT_FEATURES = [
+    datasets.Features(
+        {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string"))}
+    ),
+    datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+]
+
+
+def is_flat(predictions: Any) -> bool:
+    """Whether ``predictions`` is a flat list of response strings (evaluate's convention)."""
+    return isinstance(predictions, (list, tuple)) and bool(predictions) and all(isinstance(p, str) for p in predictions)
+
 
 def as_mapping(predictions: Any, references: Sequence[str] | None) -> Mapping[str, Any]:
     if isinstance(predictions, Mapping):
@@ -69,12 +83,13 @@ def run(predictions: Any, references: Sequence[str] | None, **options: Any) -> d
     return evaluator.evaluate(as_mapping(predictions, references))
 
 
-def info(description: str, inputs: str, reference_urls: list[str] | None = None):
+def info(description: str, inputs: str, reference_urls: list[str] | None = None, features: Any = None):
+    """The ``evaluate.MetricInfo`` of an mwz module (``features`` default: dialogue ids)."""
     return evaluate.MetricInfo(
         description=description,
         citation=CITATION,
         inputs_description=inputs,
-        features=FEATURES,
+        features=features if features is not None else FEATURES,
         homepage="https://github.com/Tomiinek/MultiWOZ_Evaluation",
         reference_urls=reference_urls or ["https://aclanthology.org/2021.gem-1.4/"],
     )
