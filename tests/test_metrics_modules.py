@@ -106,10 +106,13 @@ def test_bleu_has_one_key_per_style_and_a_plugin_style_appears(use_mirror):
             for turn in turns:
                 del turn["state"]
         result = Evaluator(bleu=True, success=False, richness=False).evaluate(predictions)
-        assert set(result["bleu"]) == {"mwz22", "example"}
+        # The mirror has the hdsa and augpt reference files; damd, uniconv and lava are reported missing.
+        assert set(result["bleu"]) == {"mwz22", "example", "hdsa", "augpt"}
+        (missing,) = [w for w in result["warnings"] if w["kind"] == "style_missing"]
+        assert set(missing["styles"]) == {"damd", "uniconv", "lava"}
         assert result["bleu"]["mwz22"] == pytest.approx(100)  # the mwz22 references themselves
         assert result["bleu"]["example"] < 100  # other placeholders, other references
-        assert set(result["signature"]["styles"]) == {"mwz22", "example"}
+        assert set(result["signature"]["styles"]) == {"mwz22", "example", "hdsa", "augpt"}
         assert result["signature"]["sacrebleu"].startswith("nrefs:1|")
     finally:
         manager.unregister_plugin("example-in-process")
