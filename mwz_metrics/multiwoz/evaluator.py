@@ -194,7 +194,10 @@ class Evaluator:
             except MissingSourceError as error:
                 if self.options.styles is not None and name in self.options.styles:
                     raise
-                unavailable[name] = " ".join(line.strip() for line in str(error).splitlines()[1:-1])
+                # The file and why (offline, download failed), not where it looked: no local paths.
+                lines = str(error).splitlines()
+                why = lines[3].strip() if len(lines) > 4 else lines[0]
+                unavailable[name] = f"{ts.file_styles[name].reference_source}: {why}"
         if unavailable:
             warnings.append(
                 {
