@@ -278,3 +278,18 @@ def test_synth22_bleu_rates_and_dst_equal_mwzeval(synth22):
         assert ours["success"]["success"] == expected["success"]["success"], system
         for key, value in (expected.get("dst") or {}).items():
             assert ours["dst"][key] == pytest.approx(value, abs=1e-9), (system, key)
+
+
+def test_grouped_bleu_is_corpus_bleu_of_each_group():
+    from sacrebleu import corpus_bleu
+
+    from mwz_metrics.multiwoz.bleu import bleu, grouped_bleu
+
+    hyps = {"a": ["there are [count] trains", "bye now"], "b": ["i booked [name] for you", "anything else ?"]}
+    refs = {"s": {"a": ["there are [count] trains today", "goodbye"], "b": ["i have booked [name]", "anything else ?"]}}
+    groups = {"all": [("a", 0), ("a", 1), ("b", 0), ("b", 1)], "b": [("b", 0), ("b", 1)], "first": [("a", 0), ("b", 0)]}
+    got = grouped_bleu(hyps, refs, groups)["s"]
+    assert got["all"] == pytest.approx(bleu(hyps, refs)[0]["s"], abs=1e-12)
+    assert got["b"] == pytest.approx(corpus_bleu(hyps["b"], [refs["s"]["b"]]).score, abs=1e-12)
+    first = corpus_bleu([hyps["a"][0], hyps["b"][0]], [[refs["s"]["a"][0], refs["s"]["b"][0]]]).score
+    assert got["first"] == pytest.approx(first, abs=1e-12)

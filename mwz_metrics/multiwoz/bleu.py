@@ -78,3 +78,26 @@ def flat_bleu(
     score = scorer.corpus_score(hyps, streams).score
     warning = unknown.as_warning()
     return {"bleu": score, "sacrebleu": str(scorer.get_signature())}, [warning] if warning else []
+
+
+def grouped_bleu(
+    hypotheses: Mapping[str, Sequence[str]],
+    references: Mapping[str, Mapping[str, Sequence[str]]],
+    groups: Mapping[str, Sequence[tuple[str, int]]],
+) -> dict[str, dict[str, float]]:
+    """Corpus BLEU per style over each group of turns (``group -> [(dialogue key, turn)]``).
+
+    Used for error analysis: per-domain BLEU (turns grouped by active domain) and
+    per-dialogue BLEU (the turns of one dialogue). Returns ``{style: {group: BLEU}}``.
+    """
+    from sacrebleu.metrics import BLEU
+
+    scorer = BLEU()
+    out: dict[str, dict[str, float]] = {}
+    for style, per_dialogue in references.items():
+        out[style] = {}
+        for group, turns in groups.items():
+            hyps = [hypotheses[key][index] for key, index in turns]
+            refs = [per_dialogue[key][index] for key, index in turns]
+            out[style][group] = scorer.corpus_score(hyps, [refs]).score
+    return out

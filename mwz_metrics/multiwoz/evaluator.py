@@ -149,6 +149,8 @@ class Evaluator:
             self.bleu_styles = [n for n in refs if n not in self.reference_checksums]
             scores, bleu_signature = bleu_lib.bleu(hypotheses, refs)
             result["bleu"] = scores
+            if opts.per_dialogue:
+                result["bleu_details"] = self._bleu_details(preds, hypotheses, refs, has_domains, has_states)
             t = self._timed("bleu", t)
 
         if opts.success:
@@ -222,6 +224,39 @@ class Evaluator:
             refs[name] = records
             self.reference_checksums[name] = digest
         return {name: refs[name] for name in sorted(refs)}
+
+    def _bleu_details(
+        self, preds: Predictions, hypotheses, refs, has_domains: bool, has_states: bool
+    ) -> dict[str, Any]:
+        """Per-domain and per-dialogue BLEU for error analysis (``per_dialogue``).
+
+        Domains: the turns' ``active_domains`` when given, else mwzeval's estimate
+        from the predicted states, else from the MultiWOZ 2.2 gold states; a turn
+        with several active domains counts in each.
+        """
+        if has_domains:
+            active = {k: [list(t.active_domains or []) for t in v] for k, v in preds.items()}
+            source = "given active_domains"
+        else:
+            if has_states:
+                states = {k: [normalize_state(t.state, self.testset.chain) for t in v] for k, v in preds.items()}
+                source = "estimated from predicted states"
+            else:
+                gold = self.testset.multiwoz22["gold_states"]
+                states = {k: gold[k][: len(v)] for k, v in preds.items()}
+                source = "estimated from MultiWOZ 2.2 gold states"
+            active = {k: success_lib.estimate_active_domains(v) for k, v in states.items()}
+        by_domain: dict[str, list[tuple[str, int]]] = {}
+        for key, turns in active.items():
+            for index, domains in enumerate(turns):
+                for domain in domains or ["none"]:
+                    by_domain.setdefault(domain, []).append((key, index))
+        by_dialogue = {key: [(key, i) for i in range(len(turns))] for key, turns in hypotheses.items()}
+        return {
+            "per_domain": bleu_lib.grouped_bleu(hypotheses, refs, dict(sorted(by_domain.items()))),
+            "domains": source,
+            "per_dialogue": bleu_lib.grouped_bleu(hypotheses, refs, by_dialogue),
+        }
 
     def _success(self, preds: Predictions, hypotheses, use_gold: bool, has_domains: bool) -> dict[str, Any]:
         ts = self.testset
