@@ -239,7 +239,7 @@ class Evaluator:
             source = "given active_domains"
         else:
             if has_states:
-                states = {k: [normalize_state(t.state, self.testset.chain) for t in v] for k, v in preds.items()}
+                states = {k: [normalize_state(t.state or {}, self.testset.chain) for t in v] for k, v in preds.items()}
                 source = "estimated from predicted states"
             else:
                 gold = self.testset.multiwoz22["gold_states"]
