@@ -293,3 +293,42 @@ def test_grouped_bleu_is_corpus_bleu_of_each_group():
     assert got["b"] == pytest.approx(corpus_bleu(hyps["b"], [refs["s"]["b"]]).score, abs=1e-12)
     first = corpus_bleu([hyps["a"][0], hyps["b"][0]], [[refs["s"]["a"][0], refs["s"]["b"][0]]]).score
     assert got["first"] == pytest.approx(first, abs=1e-12)
+
+
+def test_a_reference_file_style_plugin_appears_as_another_key(use_mirror, tmp_path, monkeypatch):
+    """A contributor's style reading its own pinned file, found in data_dir, scores like sacrebleu."""
+    import types
+
+    from sacrebleu import corpus_bleu
+
+    from mwz_metrics.multiwoz.evaluator import Evaluator
+    from mwz_metrics.multiwoz.normalize import ResponseNormalizer
+    from mwz_plugins import DelexStyle, hookimpl, manager
+
+    path = tmp_path / "mwzeval" / "data" / "references" / "mine.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"SNG0073": ["the [name] is at [address] .", "bye"], "xyz0001": ["not test"]}))
+    pinned = Source(catalog.MWZEVAL_REPO, catalog.MWZEVAL_COMMIT, "mwzeval/data/references/mine.json",
+                    git_blob=git_blob_id(path))  # fmt: skip
+    monkeypatch.setitem(catalog.FILES, (pinned.repo, pinned.path), pinned)
+    plugin = types.ModuleType("mine_style")
+
+    @hookimpl
+    def mwz_register_delex_styles(register):
+        register(DelexStyle("mine", "0.1", {"name": "NAME"}, reference_source=pinned.name))
+
+    plugin.mwz_register_delex_styles = mwz_register_delex_styles  # type: ignore[attr-defined]
+    manager.register_plugin(plugin, "mine-in-process")
+    try:
+        predictions = {"sng0073": [{"response": "[value_name] is at [value_address] ."}]}
+        result = Evaluator(
+            bleu=True, success=False, richness=False, styles=["mine", "hdsa"], data_dir=tmp_path
+        ).evaluate(predictions)
+        assert set(result["bleu"]) == {"mine", "hdsa"}
+        normalized = ResponseNormalizer().normalize("[value_name] is at [value_address] .")  # hypotheses only
+        assert result["bleu"]["mine"] == pytest.approx(
+            corpus_bleu([normalized], [["the [name] is at [address] ."]]).score, abs=1e-9
+        )
+        assert "mine@0.1" in result["signature"]["fields"]["styles"]
+    finally:
+        manager.unregister_plugin("mine-in-process")
