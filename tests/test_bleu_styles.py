@@ -99,8 +99,9 @@ class _Response(io.BytesIO):
         return False
 
 
-def test_download_is_verified_by_git_blob_then_cached(fake_files, monkeypatch):
+def test_download_is_verified_by_git_blob_then_cached(fake_files, tmp_path, monkeypatch):
     monkeypatch.delenv("MWZ_MIRROR", raising=False)
+    monkeypatch.setenv("MWZ_CACHE", str(tmp_path / "own-cache"))  # fake files never reach the shared cache
     for name in sources.OFFLINE_ENVS:
         monkeypatch.delenv(name, raising=False)
     served: list[str] = []
