@@ -74,7 +74,8 @@ def main() -> None:
     testset = TestSet()
     default = Evaluator(bleu=False, richness=False, testset=testset)
     optimistic = Evaluator(bleu=False, richness=False, testset=testset, optimistic=True)
-    header = f"{'system':10} {'metric':8} {'ours':>5} {'paper':>5} {'diff':>5} | {'opt.':>5} {'paper':>5} {'diff':>5} | gain diff"
+    columns = f"{'ours':>5} {'paper':>5} {'diff':>5} | {'opt.':>5} {'paper':>5} {'diff':>5}"
+    header = f"{'system':10} {'metric':8} {columns} | gain diff"
     print(header)
     print("-" * len(header))
     for system in systems:
