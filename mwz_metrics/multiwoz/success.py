@@ -159,10 +159,8 @@ def dialogue_success(
             matched = True
         elif domain in VENUE_DOMAINS and len(offered[domain]) > 0:
             goal_venues = set(query(domain, goal[domain]["informable"]))
-            if variant.matching == "intersection":
-                matched = bool(set(offered[domain]) & goal_venues)
-            else:
-                matched = set(offered[domain]).issubset(goal_venues)
+            venues = set(offered[domain])
+            matched = bool(venues & goal_venues) if variant.matching == "intersection" else venues <= goal_venues
         inform[domain] = matched
     inform["total"] = sum(inform.values()) == len(inform)
 
