@@ -366,8 +366,10 @@ def source(repo: str, path: str) -> Source:
 
 
 def multiwoz(path: str) -> Source:
+    """The pinned source of ``path`` in budzianowski/multiwoz."""
     return source(MULTIWOZ_REPO, path)
 
 
 def dstc9(path: str) -> Source:
+    """The pinned source of ``path`` in the DSTC9 Track 1 repository."""
     return source(DSTC9_REPO, path)

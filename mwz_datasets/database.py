@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mwz_datasets.fuzzy import partial_ratio, partial_ratio_reaches
+from mwz_datasets.fuzzy import partial_ratio_reaches
 
 logger = logging.getLogger(__name__)
 
@@ -144,16 +144,16 @@ class _Table:
         for name, cells in columns.items():
             positions: dict[Any, list[int]] = {}
             others: list[tuple[int, Any]] = []
-            for row, cell in enumerate(cells):
+            for position, cell in enumerate(cells):
                 if cell is _MISSING:  # mwzeval raises KeyError; here the row never matches
                     continue
                 try:
-                    positions.setdefault(cell, []).append(row)
+                    positions.setdefault(cell, []).append(position)
                 except TypeError:
-                    others.append((row, cell))
-            index = {cell: self._mask(found) for cell, found in positions.items()}
-            wildcard = index.get(WILDCARD, 0)
-            self.index[name], self.unhashable[name], self.wildcard[name] = index, others, wildcard
+                    others.append((position, cell))
+            masks = {cell: self._mask(found) for cell, found in positions.items()}
+            wildcard = masks.get(WILDCARD, 0)
+            self.index[name], self.unhashable[name], self.wildcard[name] = masks, others, wildcard
             if name in ("arrive", "leave"):
                 self.minutes[name] = self._time_index(cells)
 
@@ -297,6 +297,7 @@ class VenueDatabase:
     # -- queries ----------------------------------------------------------------
 
     def columns(self, domain: str) -> frozenset[str]:
+        """The column names of ``domain``'s table (empty for a domain without a table)."""
         table = self.tables.get(domain)
         return frozenset(table.columns) if table else frozenset()
 
@@ -350,11 +351,6 @@ class VenueDatabase:
                         mask |= rows
             return mask | wildcard
         return table.rows_equal(slot, value) | wildcard
-
-    @staticmethod
-    def fuzzy_score(cell: str, value: str) -> int:
-        """fuzzywuzzy's ``partial_ratio(cell, value)`` (the score the fuzzy columns use)."""
-        return partial_ratio(cell, value)
 
 
 @functools.lru_cache(maxsize=1 << 18)

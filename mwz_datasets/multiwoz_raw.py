@@ -62,6 +62,7 @@ def _check(version: str, split: str | None = None) -> None:
 
 
 def v22_paths(split: str) -> list[str]:
+    """The ``dialogues_NNN.json`` paths of a MultiWOZ 2.2 split."""
     folder = V22_FOLDERS[split]
     return [f"{V22_ROOT}/{folder}/dialogues_{i:03d}.json" for i in range(1, V22_FILE_COUNTS[split] + 1)]
 
@@ -169,6 +170,7 @@ class ZipArchive:
         return {evaluation_key(str(i)) for i in ids}
 
     def split_of(self, dialogue_id: str) -> str:
+        """The split whose list holds ``dialogue_id``."""
         key = evaluation_key(dialogue_id)
         for split, keys in self.lists.items():
             if key in keys:
@@ -183,12 +185,14 @@ class ZipArchive:
         return self.acts.get(stem, self.acts.get(dialogue_id))
 
     def iter_raw(self, split: str) -> Iterator[tuple[str, dict]]:
+        """``(dialogue id, raw entry)`` of ``split``, unconverted."""
         _check(self.version, split)
         for dialogue_id, raw in self.dialogues.items():
             if self.split_of(dialogue_id) == split:
                 yield dialogue_id, raw
 
     def iter_dialogues(self, split: str) -> Iterator[dict]:
+        """Dialogues of ``split`` in the unified schema."""
         for dialogue_id, raw in self.iter_raw(split):
             acts = self._separate_acts(dialogue_id)
             yield convert_v2x(self.version, split, dialogue_id, raw, separate_acts=acts)
@@ -258,7 +262,7 @@ def _spans(span_info: Any, where: str) -> list[dict]:
     return spans
 
 
-def _belief(metadata: Mapping[str, Any], where: str) -> tuple[list[dict], list[dict]]:
+def _belief(metadata: Mapping[str, Any] | None, where: str) -> tuple[list[dict], list[dict]]:
     belief, booked = [], []
     for domain, state in (metadata or {}).items():
         if not isinstance(state, dict):
@@ -423,11 +427,13 @@ class RawReader:
             raise KeyError(f"no local file given for {path} (have: {sorted(self.files)})") from None
 
     def archive(self) -> ZipArchive:
+        """The 2.0/2.1 zip archive, opened once."""
         if self._archive is None:
             self._archive = ZipArchive(self.version, self._file(ZIP_PATHS[self.version]))
         return self._archive
 
     def acts_v22(self) -> Mapping[str, Any]:
+        """MultiWOZ 2.2's ``dialog_acts.json``, read once."""
         if self._acts is None:
             path = self._file(V22_ACTS)
             acts = _read_json_file(path)
@@ -437,6 +443,7 @@ class RawReader:
         return self._acts
 
     def iter_dialogues(self, split: str) -> Iterator[dict]:
+        """Dialogues of ``split`` in the unified schema, from the zip or the 2.2 files."""
         _check(self.version, split)
         if self.version in ZIP_PATHS:
             yield from self.archive().iter_dialogues(split)
@@ -448,7 +455,7 @@ class RawReader:
             if not isinstance(dialogues, list):
                 raise RawDataError(f"{local}: expected a list of dialogues")
             for raw in dialogues:
-                yield convert_v22(split, raw, acts.get(raw.get("dialogue_id")) if isinstance(raw, dict) else None)
+                yield convert_v22(split, raw, acts.get(str(raw.get("dialogue_id"))) if isinstance(raw, dict) else None)
 
 
 def iter_dialogues(version: str, split: str, files: Mapping[str, os.PathLike | str]) -> Iterator[dict]:

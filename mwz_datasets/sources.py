@@ -38,15 +38,17 @@ class SourceError(RuntimeError):
 
 
 class ChecksumError(SourceError):
-    pass
+    """A file's checksum differs from the pinned one."""
 
 
 class MissingSourceError(SourceError):
-    pass
+    """A pinned file is neither local nor downloadable."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Source:
+    """An upstream file pinned to a commit, with its checksum (sha256 or git blob id) when known."""
+
     repo: str  # "owner/name"
     commit: str
     path: str  # inside the repository
@@ -56,15 +58,19 @@ class Source:
 
     @property
     def url(self) -> str:
+        """The raw download URL at the pinned commit."""
         return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
 
     @property
     def name(self) -> str:
+        """``owner/repo/path``."""
         return f"{self.repo}/{self.path}"
 
 
 @dataclasses.dataclass(frozen=True)
 class ResolvedFile:
+    """A pinned source found on disk: where, how it was found, its checksum and verification."""
+
     source: Source
     path: Path
     origin: str  # "data_dir", "mirror", "cache" or "download"
@@ -72,6 +78,7 @@ class ResolvedFile:
     verified: bool
 
     def signature(self) -> dict[str, object]:
+        """Provenance for a result's signature: file, commit, origin, sha256, verification."""
         return {
             "file": self.source.name,
             "commit": self.source.commit,
@@ -91,6 +98,7 @@ class ResolvedFile:
 
 
 def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file."""
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -99,6 +107,7 @@ def sha256_file(path: Path) -> str:
 
 
 def git_blob_id(path: Path) -> str:
+    """The git blob id of a file: sha1 of ``blob <size>``, a NUL byte, and the content."""
     digest = hashlib.sha1()
     digest.update(f"blob {path.stat().st_size}\0".encode())
     with open(path, "rb") as f:
@@ -108,6 +117,7 @@ def git_blob_id(path: Path) -> str:
 
 
 def mirror_root() -> Path | None:
+    """The ``MWZ_MIRROR`` folder, if set."""
     value = os.environ.get(MIRROR_ENV)
     return Path(value).expanduser() if value else None
 
@@ -122,6 +132,7 @@ def cache_root() -> Path:
 
 
 def offline() -> bool:
+    """Whether an offline flag (HF_HUB_OFFLINE, HF_DATASETS_OFFLINE...) is set."""
     return any(os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"} for name in OFFLINE_ENVS)
 
 

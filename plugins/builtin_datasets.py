@@ -6,6 +6,7 @@ from mwz_plugins.registry import DatasetEntry
 
 @hookimpl
 def mwz_register_datasets(register):
+    """Register the MultiWOZ and DSTC9 Track 1 builders."""
     register(DatasetEntry("multiwoz", "mwz_datasets.multiwoz:MultiWOZ", "MultiWOZ 2.0, 2.1 and 2.2"))
     register(
         DatasetEntry(

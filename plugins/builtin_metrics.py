@@ -16,5 +16,6 @@ _MODULES = {
 
 @hookimpl
 def mwz_register_metrics(register):
+    """Register the module scripts shipped in ``mwz_metrics.modules``."""
     for name, description in _MODULES.items():
         register(MetricEntry(name, "mwz_metrics.modules", f"{name}/{name}.py", description))

@@ -95,6 +95,7 @@ def register_plugin(plugin: Any, name: str) -> None:
 
 
 def unregister_plugin(name: str) -> None:
+    """Remove a plugin added with :func:`register_plugin` (the registry is rebuilt)."""
     with _lock:
         _extra[:] = [(p, n) for p, n in _extra if n != name]
         reset()
@@ -110,6 +111,7 @@ def reset() -> None:
 
 
 def plugin_infos() -> dict[str, PluginInfo]:
+    """Every loaded plugin by name, with its module and distribution."""
     get_plugin_manager()
     return dict(_infos)
 

@@ -180,4 +180,5 @@ STYLE = DelexStyle(
 
 @hookimpl
 def mwz_register_delex_styles(register):
+    """Register the ``mwz22`` style."""
     register(STYLE)

@@ -28,6 +28,7 @@ class ValueNormalizer:
     description: str = ""
 
     def __call__(self, domain: str | None, slot: str, value: str) -> str:
+        """Normalize ``value`` of ``slot`` in ``domain``."""
         return self.function(domain, slot, value)
 
 
@@ -111,22 +112,24 @@ class Registry:
     owners: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
     def add(self, item: Any, plugin: str, expected: tuple[type, ...]) -> None:
+        """Add a registered item, rejecting wrong types, invalid items and duplicate names."""
         if not isinstance(item, expected):
             names = " or ".join(t.__name__ for t in expected)
             raise PluginError(f"plugin {plugin!r} registered {item!r}; expected a {names}")
         kind = _KINDS[type(item)]
         _validate(item, plugin)
         table = getattr(self, kind)
-        if item.name in table:
-            other = self.owners[(kind, item.name)]
+        name: str = getattr(item, "name")  # noqa: B009  (every registry type has a name)
+        if name in table:
+            other = self.owners[(kind, name)]
             raise PluginError(
-                f"duplicate {kind[:-1]} name {item.name!r}: registered by plugin {other!r} "
-                f"and again by plugin {plugin!r}"
+                f"duplicate {kind[:-1]} name {name!r}: registered by plugin {other!r} and again by plugin {plugin!r}"
             )
-        table[item.name] = item
-        self.owners[(kind, item.name)] = plugin
+        table[name] = item
+        self.owners[(kind, name)] = plugin
 
     def check_chains(self) -> None:
+        """Every chain's steps name registered normalizers."""
         for chain in self.chains.values():
             missing = [s for s in chain.steps if s not in self.normalizers]
             if missing:
@@ -137,6 +140,7 @@ class Registry:
                 )
 
     def check_placeholder_conflicts(self) -> None:
+        """No placeholder maps to two ontology slots across styles."""
         self.placeholder_map()
 
     def placeholder_map(self) -> dict[str, str]:
@@ -168,6 +172,7 @@ class Registry:
         return apply
 
     def describe(self, kind: str, name: str) -> str:
+        """``name@version`` of a registered item."""
         item = getattr(self, kind)[name]
         version = getattr(item, "version", None)
         return f"{name}@{version}" if version else name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import os
 import importlib.util
 import json
 import subprocess
@@ -18,19 +19,20 @@ from mwz_plugins import get_registry, manager
 MWZ_MODULES = ["mwz_bleu", "mwz_inform", "mwz_success", "mwz_richness", "mwz_dst"]
 
 
-def test_load_by_name_is_offline_and_fast():
+def test_load_by_name_is_offline():
+    # Any connection attempt fails the load: our names must resolve without the Hub.
     code = (
-        "import time, mwz_metrics, evaluate\n"
-        "t = time.perf_counter(); m = evaluate.load('mwz_success'); print(time.perf_counter() - t)\n"
-    )
-    env_out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert env_out.returncode == 0, env_out.stderr
-    assert float(env_out.stdout.strip().splitlines()[-1]) < 0.5  # ~0.02 s warm; generous for a loaded CI box
-    import evaluate
-
-    started = time.perf_counter()
-    evaluate.load("mwz_richness")
-    assert time.perf_counter() - started < 0.1
+        "import socket\n"
+        "def refuse(*a, **k): raise OSError('network used')\n"
+        "socket.socket.connect = refuse; socket.create_connection = refuse\n"
+        "import mwz_metrics, evaluate\n"
+        "for name in %r: assert evaluate.load(name).name == name\n"
+        "print('loaded')\n"
+    ) % (MWZ_MODULES,)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("loaded")
 
 
 @pytest.mark.parametrize("name", MWZ_MODULES)

@@ -114,6 +114,15 @@ def test_style_delexicalize_keeps_text_outside_spans(style, data):
     assert spans == before, "delexicalize mutated its spans"
     if not spans:
         assert out == utterance
+    # Every stretch of text that no span covers is kept, in order (a style replaces spans only).
+    cuts = sorted({0, n, *(s["start"] for s in spans), *(s["end"] for s in spans)})
+    position = 0
+    for start, end in zip(cuts, cuts[1:]):
+        if any(s["start"] <= start and end <= s["end"] for s in spans):
+            continue
+        found = out.find(utterance[start:end], position)
+        assert found >= 0, f"text outside the spans {utterance[start:end]!r} lost: {utterance!r} -> {out!r}"
+        position = found + end - start
 
 
 def test_mwz22_covers_the_whole_ontology():

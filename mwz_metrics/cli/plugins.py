@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from mwz_metrics.cli.registry import command
 
@@ -17,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
     """Print every plugin with its distribution, version and registered items."""
     from mwz_plugins.manager import plugin_infos, registered_by
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, info in sorted(plugin_infos().items()):
         rows.append(
             {
