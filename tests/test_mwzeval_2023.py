@@ -71,3 +71,20 @@ def test_parity_with_mwzeval_1d03eb4(system, testset_2023):
     assert result["success"]["success"] == expected["success"]
     assert result["signature"]["fields"]["normalizer"].startswith("mwzeval-2023@")
     assert "1d03eb4" in result["signature"]["normalizers"]["mwzeval-2023"]["description"]
+
+
+def test_cli_chain_and_optimistic(tmp_path, use_mirror):
+    """``mwz evaluate -s --chain mwzeval-2023`` gives @1d03eb4's rates; ``--optimistic`` is named."""
+    from mwz_metrics.cli import main
+
+    source = shared_path("data", "mwzeval", "predictions", "damd.json")
+    out = tmp_path / "out.json"
+    assert main(["evaluate", "-i", str(source), "-s", "--chain", "mwzeval-2023", "-o", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["success"]["inform"] == TARGETS["damd"]["success"]["inform"]
+    assert "normalizer:mwzeval-2023@" in result["signature"]["line"]
+    assert main(["evaluate", "-i", str(source), "-s", "--optimistic", "-o", str(out)]) == 0
+    optimistic = json.loads(out.read_text())
+    assert "matching=intersection" in optimistic["signature"]["line"]
+    assert "active_domains=gold" in optimistic["signature"]["line"]
+    assert optimistic["success"]["inform"]["total"] > result["success"]["inform"]["total"]
