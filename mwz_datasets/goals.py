@@ -70,3 +70,61 @@ def booked_domains_from_raw(log: Sequence[Mapping[str, Any]]) -> list[list[str]]
         except (KeyError, TypeError) as error:
             raise ValueError(f"turn {index}: malformed booking metadata ({error!r})") from None
     return booked
+
+
+def _constraints(metadata: Mapping[str, Any], domains: Sequence[str]) -> dict[str, dict[str, str]]:
+    """The filled belief slots (``semi`` and ``book`` but ``booked``) of each goal domain."""
+    out: dict[str, dict[str, str]] = {}
+    for domain in domains:
+        parts = metadata.get(domain) or {}
+        slots = {
+            slot: value
+            for part in ("semi", "book")
+            for slot, value in (parts.get(part) or {}).items()
+            if slot != "booked" and isinstance(value, str) and value not in ("", "not mentioned", "none")
+        }
+        if slots:
+            out[domain] = slots
+    return out
+
+
+def gold_active_domains_from_raw(goal: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    """Per system turn, its domains as DAMD's preprocessing derives them (its ``turn_domain``).
+
+    DAMD (thu-spmi/damd-multiwoz, ``preprocess.py``) takes the goal domains whose
+    belief constraints are new or changed at this turn, then the domains of the
+    system turn's dialogue acts (``general`` and ``booking`` dropped when others are
+    present, ``booking`` never kept); with none it keeps the previous turn's domains
+    (``general`` at the start); of two domains one of which is ``general``, the other;
+    of two others, the previous turn's single domain goes first. DAMD collects the
+    act domains in a set (arbitrary order); here they keep the acts' order.
+    """
+    domains = [d for d in ("restaurant", "hotel", "attraction", "train", "taxi", "police", "hospital") if goal.get(d)]
+    active: list[list[str]] = []
+    previous = ["general"]
+    previous_constraints: dict[str, dict[str, str]] = {}
+    for index in range(1, len(log), 2):
+        turn = log[index]
+        constraints = _constraints(turn.get("metadata") or {}, domains)
+        turn_domain = [d for d in constraints if previous_constraints.get(d) != constraints[d]]
+        from_acts: list[str] = []
+        for act in turn.get("dialog_act") or {}:
+            domain = act.split("-")[0].lower()
+            if domain not in from_acts:
+                from_acts.append(domain)
+        for dropped in ("general", "booking"):
+            if len(from_acts) != 1 and dropped in from_acts:
+                from_acts.remove(dropped)
+        for domain in from_acts:
+            if domain != "booking" and domain not in turn_domain:
+                turn_domain.append(domain)
+        if not turn_domain:
+            turn_domain = list(previous)
+        if len(turn_domain) == 2 and "general" in turn_domain:
+            turn_domain.remove("general")
+        if len(turn_domain) == 2 and len(previous) == 1 and previous[0] == turn_domain[1]:
+            turn_domain = turn_domain[::-1]
+        active.append(turn_domain)
+        previous = turn_domain
+        previous_constraints = constraints
+    return active

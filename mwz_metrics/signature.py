@@ -150,6 +150,7 @@ def plugin_details(styles: Iterable[str] = (), chains: Iterable[str] = ()) -> di
             "version": chain.version,
             "plugin": owner("chains", name),
             "steps": {step: registry.normalizers[step].version for step in chain.steps},
+            "description": chain.description,  # names the mwzeval commit a chain reproduces
         }
     return out
 

@@ -119,6 +119,22 @@ def canonical_name(value: str) -> str:
     return NAME_ALIASES.get(name, name)
 
 
+# mwzeval @1d03eb4 (January 2023, PRs #15-#17): after the ``&``/``'`` replacements
+# ``bed and breakfast`` becomes ``b and b``, and two more hotel aliases.
+NAME_ALIASES_2023 = {
+    **NAME_ALIASES,
+    "a and b guest house": "a and b guesthouse",
+    "acorn guesthouse": "acorn guest house",
+}
+
+
+def canonical_name_2023(value: str) -> str:
+    """mwzeval @1d03eb4's ``name_to_canonical``: @7f19ee0's plus the 2023 hotel-name fixes."""
+    name = value.strip().lower().replace(" & ", " and ").replace("&", " and ").replace(" '", "'")
+    name = name.replace("bed and breakfast", "b and b")
+    return NAME_ALIASES_2023.get(name, name)
+
+
 def canonical_type(value: str) -> str:
     return TYPE_ALIASES.get(value, value)
 
@@ -192,6 +208,7 @@ def _stable(function: Callable[[str], str]) -> Callable[[str], str]:
 
 
 _name = _stable(canonical_name)
+_name_2023 = _stable(canonical_name_2023)
 _type = _stable(canonical_type)
 _food = _stable(canonical_food)
 _time = _stable(canonical_time)
@@ -199,6 +216,11 @@ _time = _stable(canonical_time)
 
 def normalize_name(domain: str | None, slot: str, value: str) -> str:
     return _name(value) if slot in NAME_SLOTS else value
+
+
+def normalize_name_2023(domain: str | None, slot: str, value: str) -> str:
+    """Venue names as mwzeval @1d03eb4 canonicalizes them (``name``/``destination``/``departure``)."""
+    return _name_2023(value) if slot in NAME_SLOTS else value
 
 
 def normalize_type(domain: str | None, slot: str, value: str) -> str:
@@ -229,7 +251,17 @@ NORMALIZERS = (
     ValueNormalizer("mwzeval-time", VERSION, normalize_time, "times to HH:MM"),
     ValueNormalizer("mwzeval-boolean", VERSION, normalize_boolean, "parking/internet 'free' -> 'yes'"),
     ValueNormalizer("mwzeval-dontcare", VERSION, normalize_dontcare, "don't-care spellings -> 'dontcare'"),
+    ValueNormalizer(
+        "mwzeval-name-2023",
+        VERSION,
+        normalize_name_2023,
+        "venue-name aliases of mwzeval @1d03eb4 (bed and breakfast -> b and b, two hotel aliases)",
+    ),
 )
+
+# Which mwzeval commit each chain reproduces; the signature names it.
+MWZEVAL_COMMITS = {"mwzeval": "7f19ee0", "mwzeval-2023": "1d03eb4"}
+_OTHER_STEPS = ("mwzeval-type", "mwzeval-food", "mwzeval-time", "mwzeval-boolean")
 
 
 @hookimpl
@@ -240,7 +272,17 @@ def mwz_register_value_normalizers(register):
         NormalizerChain(
             "mwzeval",
             VERSION,
-            ("mwzeval-name", "mwzeval-type", "mwzeval-food", "mwzeval-time", "mwzeval-boolean"),
-            "mwzeval's normalize_state_slot_value, for states and goals",
+            ("mwzeval-name", *_OTHER_STEPS),
+            "mwzeval @7f19ee0's normalize_state_slot_value, for states and goals",
+        )
+    )
+    # @1d03eb4 also adds phone numbers of three restaurants to its database copy;
+    # phones are never query constraints, so they cannot change a score: no data here.
+    register(
+        NormalizerChain(
+            "mwzeval-2023",
+            VERSION,
+            ("mwzeval-name-2023", *_OTHER_STEPS),
+            "mwzeval @1d03eb4's (January 2023) normalize_state_slot_value, for states and goals",
         )
     )

@@ -16,17 +16,34 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("-i", "--input", help="mwzeval predictions or full sessions (JSON)")
     source.add_argument("--gold", action="store_true", help="score the gold MultiWOZ 2.1 test sessions")
     parser.add_argument("-o", "--output", help="write the full result (with per-session scores) as JSON")
-    parser.add_argument("--setting", choices=("auto", "traditional", "sessions"), default="auto",
-                        help="how to read --input (auto: sessions when turns carry 'speaker')")
+    parser.add_argument(
+        "--setting",
+        choices=("auto", "traditional", "sessions"),
+        default="auto",
+        help="how to read --input (auto: sessions when turns carry 'speaker')",
+    )
     form = parser.add_mutually_exclusive_group()
-    form.add_argument("--delex", dest="delexicalized", action="store_true", default=None,
-                      help="treat responses as delexicalized (gold: delexicalize its system turns)")
-    form.add_argument("--no-delex", dest="delexicalized", action="store_false",
-                      help="treat responses as lexicalized (default for --gold)")
-    parser.add_argument("--with-gold", action="store_true",
-                        help="also score gold on the same dialogues and in the same form")
-    parser.add_argument("--skip-mismatched", action="store_true",
-                        help="skip dialogues whose predicted turn count differs from gold (default: error)")
+    form.add_argument(
+        "--delex",
+        dest="delexicalized",
+        action="store_true",
+        default=None,
+        help="treat responses as delexicalized (gold: delexicalize its system turns)",
+    )
+    form.add_argument(
+        "--no-delex",
+        dest="delexicalized",
+        action="store_false",
+        help="treat responses as lexicalized (default for --gold)",
+    )
+    parser.add_argument(
+        "--with-gold", action="store_true", help="also score gold on the same dialogues and in the same form"
+    )
+    parser.add_argument(
+        "--skip-mismatched",
+        action="store_true",
+        help="skip dialogues whose predicted turn count differs from gold (default: error)",
+    )
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
 
 
@@ -53,7 +70,14 @@ def _run(args: argparse.Namespace) -> int:
                 data_dir=args.data_dir,
             )
     setting = result["signature"]["setting"]
-    print(f"setting: {setting}" + (f" ({'delexicalized' if result.get('delexicalized') else 'lexicalized'})" if "delexicalized" in result else ""))
+    print(
+        f"setting: {setting}"
+        + (
+            f" ({'delexicalized' if result.get('delexicalized') else 'lexicalized'})"
+            if "delexicalized" in result
+            else ""
+        )
+    )
     print(f"coherence (mean over pairs):    {result['coherence']:.2f}")
     print(f"coherence (mean over sessions): {result['coherence_per_session']:.2f}")
     if "gold_coherence" in result:

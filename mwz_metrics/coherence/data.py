@@ -25,12 +25,33 @@ PLACEHOLDER_RE = re.compile(r"\[([\w\s\d]+)\](es|s|-s|-es|)")
 
 # MultiWOZ 2.1 dialogue-act slot names (span_info) -> unified ontology slot.
 ACT_SLOT_TO_ONTOLOGY = {
-    "addr": "ADDRESS", "area": "AREA", "arrive": "TIME", "leave": "TIME", "time": "TIME",
-    "day": "DAY", "dest": "PLACE", "depart": "PLACE", "food": "FOOD", "name": "NAME",
-    "phone": "PHONE", "post": "POST", "price": "PRICE", "ticket": "PRICE", "fee": "PRICE",
-    "ref": "REFERENCE", "choice": "COUNT", "stars": "COUNT", "people": "COUNT", "stay": "COUNT",
-    "type": "TYPE", "car": "TYPE", "id": "TRAINID", "internet": "INTERNET", "parking": "PARKING",
-    "department": "DEPARTMENT", "open": "OPEN",
+    "addr": "ADDRESS",
+    "area": "AREA",
+    "arrive": "TIME",
+    "leave": "TIME",
+    "time": "TIME",
+    "day": "DAY",
+    "dest": "PLACE",
+    "depart": "PLACE",
+    "food": "FOOD",
+    "name": "NAME",
+    "phone": "PHONE",
+    "post": "POST",
+    "price": "PRICE",
+    "ticket": "PRICE",
+    "fee": "PRICE",
+    "ref": "REFERENCE",
+    "choice": "COUNT",
+    "stars": "COUNT",
+    "people": "COUNT",
+    "stay": "COUNT",
+    "type": "TYPE",
+    "car": "TYPE",
+    "id": "TRAINID",
+    "internet": "INTERNET",
+    "parking": "PARKING",
+    "department": "DEPARTMENT",
+    "open": "OPEN",
 }
 _SKIPPED_VALUES = {"none", "dontcare", "?", ""}
 
@@ -128,7 +149,9 @@ def _ontology() -> frozenset[str]:
 
 def has_placeholders(text: str) -> bool:
     mapping = _placeholder_map()
-    return any(m.group(1).lower() in mapping or m.group(1).upper() in _ontology() for m in PLACEHOLDER_RE.finditer(text))
+    return any(
+        m.group(1).lower() in mapping or m.group(1).upper() in _ontology() for m in PLACEHOLDER_RE.finditer(text)
+    )
 
 
 def gold_session(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool) -> list[dict[str, str]]:
@@ -142,7 +165,9 @@ def gold_session(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool) -> 
     return session
 
 
-def gold_sessions(corpus: Corpus, *, delexicalized: bool, ids: Sequence[str] | None = None) -> dict[str, list[dict[str, str]]]:
+def gold_sessions(
+    corpus: Corpus, *, delexicalized: bool, ids: Sequence[str] | None = None
+) -> dict[str, list[dict[str, str]]]:
     chosen = corpus.dialogues if ids is None else {i: corpus.dialogues[i] for i in ids}
     return {name: gold_session(turns, delexicalized=delexicalized) for name, turns in chosen.items()}
 
@@ -153,7 +178,9 @@ def _response(entry: Any, name: str, index: int) -> str:
             raise ValueError(f"dialogue {name!r}, system turn {index}: no 'response' key")
         entry = entry["response"]
     if not isinstance(entry, str):
-        raise ValueError(f"dialogue {name!r}, system turn {index}: response must be a string, got {type(entry).__name__}")
+        raise ValueError(
+            f"dialogue {name!r}, system turn {index}: response must be a string, got {type(entry).__name__}"
+        )
     return entry
 
 

@@ -88,7 +88,9 @@ class Encoder:
         if self.weights_sha256 and self.weights_sha256 != ENCODER_SHA256:
             logger.warning(
                 "encoder weights at %s (sha256 %s) differ from those the head was trained on (%s)",
-                self.location, self.weights_sha256, ENCODER_SHA256,
+                self.location,
+                self.weights_sha256,
+                ENCODER_SHA256,
             )
         _quiet_progress_bars()
         self.model = SentenceTransformer(self.location, device="cpu")
@@ -146,7 +148,10 @@ class Encoder:
 
     def _run(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self.model.encode(
-            list(texts), batch_size=BATCH_SIZE, convert_to_numpy=True, normalize_embeddings=True,
+            list(texts),
+            batch_size=BATCH_SIZE,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
             show_progress_bar=False,
         )
         self.encoded += len(texts)

@@ -31,7 +31,9 @@ class Head:
             path = Path(str(resources.files("mwz_metrics.coherence").joinpath(HEAD_FILE)))
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(f"coherence head {path} is missing; train it: python -m mwz_metrics.coherence.train")
+            raise FileNotFoundError(
+                f"coherence head {path} is missing; train it: python -m mwz_metrics.coherence.train"
+            )
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         with np.load(path, allow_pickle=False) as stored:
             missing = [p for p in PARAMETERS if p not in stored.files]

@@ -206,7 +206,9 @@ def train_head(embeddings: np.ndarray, index: PairIndex, train_names: set[str], 
     best = (-1.0, None, -1)
     for epoch in range(EPOCHS):
         negatives = index.negatives(train_pos, rng, NEGATIVES)
-        first, second, user_first, labels = as_arrays(train_pos + negatives, [1.0] * len(train_pos) + [0.0] * len(negatives))
+        first, second, user_first, labels = as_arrays(
+            train_pos + negatives, [1.0] * len(train_pos) + [0.0] * len(negatives)
+        )
         # positives weigh as much as all negatives together
         weight = np.where(labels > 0.5, float(NEGATIVES), 1.0).astype(np.float32)
         order = np.array(rng.sample(range(len(labels)), len(labels)))
@@ -246,7 +248,9 @@ def split_metrics(weights, embeddings, index: PairIndex, seed: int) -> dict[str,
         for label, keep in (("all", None), ("user->system", 1.0), ("system->user", 0.0)):
             pos = [p for p in positives if p[3] == form and (keep is None or p[2] == keep)]
             neg = [p for p in negatives if p[3] == form and (keep is None or p[2] == keep)]
-            results[f"{form} {label}"] = evaluate_head(weights, embeddings, as_arrays(pos + neg, [1.0] * len(pos) + [0.0] * len(neg)))
+            results[f"{form} {label}"] = evaluate_head(
+                weights, embeddings, as_arrays(pos + neg, [1.0] * len(pos) + [0.0] * len(neg))
+            )
     return results
 
 
@@ -294,7 +298,9 @@ def main(argv=None) -> int:
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
     parser.add_argument("--cache-dir", type=Path, help="keep embeddings here between runs (e.g. /tmp/mwz-coherence)")
     parser.add_argument("--out", type=Path, default=PACKAGE_DIR / HEAD_FILE, help="where to write the head")
-    parser.add_argument("--card", type=Path, default=PACKAGE_DIR / "MODEL_CARD.md", help="where to write the model card")
+    parser.add_argument(
+        "--card", type=Path, default=PACKAGE_DIR / "MODEL_CARD.md", help="where to write the model card"
+    )
     parser.add_argument("--predictions", type=Path, help="folder of mwzeval predictions (*.json) for the card's table")
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args(argv)
@@ -347,8 +353,10 @@ def main(argv=None) -> int:
         from mwz_metrics.coherence.scorer import CoherenceScorer
 
         scorer = CoherenceScorer(encoder=encoder, head=head)
-        gold_scores = {form: score_gold(scorer=scorer, delexicalized=form == "delexicalized", data_dir=args.data_dir)
-                       for form in ("lexicalized", "delexicalized")}
+        gold_scores = {
+            form: score_gold(scorer=scorer, delexicalized=form == "delexicalized", data_dir=args.data_dir)
+            for form in ("lexicalized", "delexicalized")
+        }
     card.write(
         args.card,
         head=head,
@@ -363,8 +371,15 @@ def main(argv=None) -> int:
         held_out=held_out,
         table=table,
         gold_scores=gold_scores,
-        hyper={"projection": PROJECTION, "hidden": HIDDEN, "epochs": EPOCHS, "negatives_per_positive": NEGATIVES,
-               "batch": BATCH, "learning_rate": LEARNING_RATE, "weight_decay": WEIGHT_DECAY},
+        hyper={
+            "projection": PROJECTION,
+            "hidden": HIDDEN,
+            "epochs": EPOCHS,
+            "negatives_per_positive": NEGATIVES,
+            "batch": BATCH,
+            "learning_rate": LEARNING_RATE,
+            "weight_decay": WEIGHT_DECAY,
+        },
     )
     logger.info("wrote %s", args.card)
     return 0

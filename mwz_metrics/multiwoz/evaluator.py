@@ -40,6 +40,7 @@ class Options:
     styles: tuple[str, ...] | None = None
     per_dialogue: bool = False
     reference_files: tuple[tuple[str, str], ...] = ()
+    variant: success_lib.Variant = success_lib.Variant()
 
 
 def _sha256_of_json(data: Any) -> str:
@@ -67,9 +68,22 @@ class Evaluator:
         data_dir=None,
         testset: TestSet | None = None,
         reference_files: Mapping[str, Any] | None = None,
+        matching: str | None = None,
+        name_constraints: str | None = None,
+        active_domains: str | None = None,
+        optimistic: bool = False,
     ) -> None:
-        """``reference_files``: extra BLEU styles, name -> path of a file in mwzeval's
-        format or the decoded mapping itself (dialogue id -> list of references)."""
+        """Options as in :class:`Options`. ``reference_files``: extra BLEU styles, name -> path of a
+        file in mwzeval's format or the decoded mapping itself (dialogue id -> list of references);
+        ``matching``, ``name_constraints`` and
+        ``active_domains`` choose the Inform/Success :class:`~success_lib.Variant`
+        (default mwzeval's; ``optimistic`` sets all three, single options override it)."""
+        base = success_lib.Variant.optimistic() if optimistic else success_lib.Variant()
+        variant = success_lib.Variant(
+            matching or base.matching,
+            name_constraints or base.name_constraints,
+            active_domains or base.active_domains,
+        )
         self.options = Options(
             bleu,
             success,
@@ -85,6 +99,7 @@ class Evaluator:
                     for n, p in (reference_files or {}).items()
                 )
             ),
+            variant,
         )
         self.reference_files = dict(reference_files or {})
         self.reference_checksums: dict[str, str] = {}
@@ -263,6 +278,8 @@ class Evaluator:
         goals, booked = ts.multiwoz21["goals"], ts.multiwoz21["booked_domains"]
         gold_states = ts.multiwoz22["gold_states"] if use_gold else None
         db = ts.database
+        variant = self.options.variant
+        gold_active = ts.gold_active_domains if variant.active_domains == "gold" else None
         outcomes = {}
         per_dialogue = {}
         for key, turns in preds.items():
@@ -272,11 +289,15 @@ class Evaluator:
                 states = gold_states[key][: len(turns)]
             else:
                 states = [normalize_state(turn.state, ts.chain) for turn in turns]
-            if has_domains:
+            if gold_active is not None:
+                active = gold_active[key][: len(turns)]
+            elif has_domains:
                 active = [list(turn.active_domains) for turn in turns]
             else:
                 active = success_lib.estimate_active_domains(states)
-            outcome = success_lib.dialogue_success(goals[key], booked[key], hypotheses[key], states, active, db.query)
+            outcome = success_lib.dialogue_success(
+                goals[key], booked[key], hypotheses[key], states, active, db.query, variant
+            )
             outcomes[key] = outcome
             if self.options.per_dialogue:
                 per_dialogue[key] = {"inform": outcome.inform, "success": outcome.success, "active_domains": active}
@@ -287,7 +308,14 @@ class Evaluator:
             "success": {d: round(v, 1) for d, v in success.items()},
             "exact": {"inform": inform, "success": success, "dialogues": totals},
             "states": "gold (MultiWOZ 2.2)" if use_gold else "predicted",
-            "active_domains": "given" if has_domains else "estimated from state changes",
+            "active_domains": (
+                "gold (MultiWOZ 2.1 dialogue acts, as DAMD derives them)"
+                if gold_active is not None
+                else "given"
+                if has_domains
+                else "estimated from state changes"
+            ),
+            "variant": variant.as_dict(),
         }
         if self.options.per_dialogue:
             out["per_dialogue"] = per_dialogue
@@ -296,6 +324,7 @@ class Evaluator:
     def _signature(self, loaded: list[str], use_gold: bool, bleu_signature: str | None) -> dict[str, Any]:
         opts = dataclasses.asdict(self.options)
         opts["states"] = "gold" if use_gold else "predicted"
+        variant = self.options.variant
         styles = list(self.bleu_styles) if self.options.bleu else []
         sources = self.testset.source_signature()
         details: dict[str, Any] = {
@@ -305,12 +334,24 @@ class Evaluator:
             **plugin_details(styles, [self.options.chain]),
             "datasets": {"2.1": "test" if "2.1" in loaded else None, "2.2": "test" if "2.2" in loaded else None},
         }
+        if self.options.success:
+            # Which MultiWOZ files each Inform/Success input came from.
+            details["success_inputs"] = {
+                "goals": "2.1 test (data.json goal)",
+                "booked_domains": "2.1 test (data.json metadata)",
+                "states": "2.2 test (gold)" if use_gold else "predicted",
+                "active_domains": "2.1 test (data.json dialog_act + metadata, DAMD's turn_domain)"
+                if variant.active_domains == "gold"
+                else "predicted",
+                "database": "mwzeval's venue database",
+            }
         if self.options.bleu:
             details["sacrebleu"] = bleu_signature
         metrics = [m for m in ("bleu", "success", "richness", "dst") if opts[m]]
         line_options: dict[str, object] = {"metrics": "+".join(metrics)}
         if self.options.success:
             line_options["states"] = opts["states"]
+            line_options.update(variant.as_dict())
         data = source_checksums(sources)
         user_styles = []
         if self.options.bleu:

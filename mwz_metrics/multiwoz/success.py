@@ -49,6 +49,62 @@ def estimate_active_domains(states: Sequence[State]) -> list[list[str]]:
     return estimates
 
 
+MATCHING = ("subset", "intersection")
+NAME_CONSTRAINTS = ("all", "name_only")
+ACTIVE_DOMAINS = ("predicted", "gold")
+# Slots that identify one venue: with ``name_only`` the other constraints are ignored.
+IDENTIFYING_SLOTS = ("name", "trainid", "id")
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """How Inform/Success is computed; the defaults are mwzeval's.
+
+    ``matching``: offered venues must all meet the goal (``subset``) or at least
+    one must (``intersection``). ``name_constraints``: the offered venues are those
+    matching the whole predicted state of the domain (``all``) or, when it names a
+    venue or train, only that name (``name_only``). ``active_domains``: the turn's
+    domains are the predicted/estimated ones (``predicted``) or the dataset's, as
+    DAMD derives them from the dialogue acts (``gold``).
+    :meth:`optimistic` is the paper's optimistic setting (section 5.1): all three.
+    """
+
+    matching: str = "subset"
+    name_constraints: str = "all"
+    active_domains: str = "predicted"
+
+    def __post_init__(self) -> None:
+        for field, allowed in (
+            ("matching", MATCHING),
+            ("name_constraints", NAME_CONSTRAINTS),
+            ("active_domains", ACTIVE_DOMAINS),
+        ):
+            if getattr(self, field) not in allowed:
+                raise ValueError(f"{field} must be one of {allowed}, not {getattr(self, field)!r}")
+
+    @classmethod
+    def optimistic(cls) -> Variant:
+        """Nekvinda & Dusek (2021), section 5.1: intersection, name only, gold active domains."""
+        return cls("intersection", "name_only", "gold")
+
+    @property
+    def is_default(self) -> bool:
+        """Whether this is mwzeval's computation."""
+        return self == Variant()
+
+    def as_dict(self) -> dict[str, str]:
+        """The three choices by name (for the signature)."""
+        return dataclasses.asdict(self)
+
+
+def _offer_constraints(constraints: Mapping[str, str], variant: Variant) -> Mapping[str, str]:
+    if variant.name_constraints == "name_only":
+        named = {slot: constraints[slot] for slot in IDENTIFYING_SLOTS if slot in constraints}
+        if named:
+            return named
+    return constraints
+
+
 @dataclasses.dataclass(frozen=True)
 class DialogueOutcome:
     inform: dict[str, bool]
@@ -62,8 +118,10 @@ def dialogue_success(
     states: Sequence[State],
     active_domains: Sequence[Sequence[str]],
     query: Query,
+    variant: Variant | None = None,
 ) -> DialogueOutcome:
-    """Inform and success of one dialogue (mwzeval's ``get_dialog_success``)."""
+    """Inform and success of one dialogue (mwzeval's ``get_dialog_success``, or a :class:`Variant`)."""
+    variant = variant or Variant()
     wanted = {d: set(goal[d]["requestable"]) for d in goal}
     offered: dict[str, object] = {d: [] for d in goal}
     provided: dict[str, set[str]] = {d: set() for d in goal}
@@ -78,7 +136,7 @@ def dialogue_success(
             if mentions_venue:
                 # Only the last mention counts: the matching venues replace the
                 # offered ones unless those are still all among them.
-                matching = list(query(domain, state[domain])) if domain in state else []
+                matching = list(query(domain, _offer_constraints(state[domain], variant))) if domain in state else []
                 previous = offered[domain]
                 if not previous or any(v not in matching for v in previous):
                     offered[domain] = matching
@@ -101,7 +159,8 @@ def dialogue_success(
             matched = True
         elif domain in VENUE_DOMAINS and len(offered[domain]) > 0:
             goal_venues = set(query(domain, goal[domain]["informable"]))
-            matched = set(offered[domain]).issubset(goal_venues)
+            venues = set(offered[domain])
+            matched = bool(venues & goal_venues) if variant.matching == "intersection" else venues <= goal_venues
         inform[domain] = matched
     inform["total"] = sum(inform.values()) == len(inform)
 

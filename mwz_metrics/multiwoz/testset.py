@@ -136,6 +136,22 @@ class TestSet:
         return cached("mwz21-test-goals", self._checksums(files) + self._versions(), build)
 
     @functools.cached_property
+    def gold_active_domains(self) -> dict[str, list[list[str]]]:
+        """Per dialogue and system turn, the 2.1 test set's domains as DAMD derives them from its acts."""
+        from mwz_datasets import goals as goal_lib
+        from mwz_datasets import multiwoz_raw
+
+        files = self._resolve("2.1", "test")
+
+        def build():
+            return {
+                key: goal_lib.gold_active_domains_from_raw(raw["goal"], raw["log"])
+                for key, raw in multiwoz_raw.iter_raw_dialogues("2.1", "test", files)
+            }
+
+        return cached("mwz21-test-gold-active-domains", self._checksums(files), build)
+
+    @functools.cached_property
     def database(self):
         from mwz_datasets.database import VenueDatabase
 

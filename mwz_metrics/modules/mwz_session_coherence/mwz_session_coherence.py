@@ -61,8 +61,17 @@ class MwzSessionCoherence(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2210.14529"],
         )
 
-    def compute(self, *, predictions=None, setting="auto", gold=False, delexicalized=None, with_gold=False,
-                on_mismatch="error", **kwargs):
+    def compute(
+        self,
+        *,
+        predictions=None,
+        setting="auto",
+        gold=False,
+        delexicalized=None,
+        with_gold=False,
+        on_mismatch="error",
+        **kwargs,
+    ):
         """Score predictions, sessions or (``gold=True``) the gold test sessions; see the inputs description."""
         if gold:
             if predictions is not None:
@@ -79,8 +88,14 @@ class MwzSessionCoherence(evaluate.Metric):
         if setting == "auto":
             setting = "sessions" if looks_like_sessions(predictions) else "traditional"
         items = [json.dumps([name, turns]) for name, turns in predictions.items()]
-        return super().compute(predictions=items, setting=setting, delexicalized=delexicalized,
-                               with_gold=with_gold, on_mismatch=on_mismatch, **kwargs)
+        return super().compute(
+            predictions=items,
+            setting=setting,
+            delexicalized=delexicalized,
+            with_gold=with_gold,
+            on_mismatch=on_mismatch,
+            **kwargs,
+        )
 
     def _compute(self, predictions, setting="traditional", delexicalized=None, with_gold=False, on_mismatch="error"):
         data = dict(json.loads(item) for item in predictions)

@@ -17,7 +17,12 @@ _KWARGS_DESCRIPTION = (
     + """
     gold_states: use MultiWOZ 2.2 gold states instead of predicted ones.
     per_dialogue: also return each dialogue's inform/success and active domains.
-    chain: the value-normalizer chain (default ``mwzeval``).
+    chain: the value-normalizer chain: ``mwzeval`` (mwzeval @7f19ee0, default) or
+        ``mwzeval-2023`` (mwzeval @1d03eb4).
+    matching: ``subset`` (mwzeval) or ``intersection`` of offered and goal venues.
+    name_constraints: ``all`` (mwzeval) or ``name_only`` (a named venue is looked up by name).
+    active_domains: ``predicted`` (mwzeval) or ``gold`` (the dataset's, from its acts as DAMD).
+    optimistic: the paper's optimistic setting (all three non-default choices).
 Returns:
     ``success``: ``{"inform": {domain: rate}, "success": {domain: rate}, ...}`` in
     percent (0-100), rounded to one decimal as mwzeval, with ``total``; ``exact``
@@ -46,7 +51,19 @@ class MwzSuccess(evaluate.Metric):
     def _info(self):
         return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
-    def _compute(self, *, predictions, references=None, gold_states=False, per_dialogue=False, chain="mwzeval"):
+    def _compute(
+        self,
+        *,
+        predictions,
+        references=None,
+        gold_states=False,
+        per_dialogue=False,
+        chain="mwzeval",
+        matching=None,
+        name_constraints=None,
+        active_domains=None,
+        optimistic=False,
+    ):
         result = hf_modules.run(
             predictions,
             references,
@@ -56,5 +73,9 @@ class MwzSuccess(evaluate.Metric):
             gold_states=gold_states,
             per_dialogue=per_dialogue,
             chain=chain,
+            matching=matching,
+            name_constraints=name_constraints,
+            active_domains=active_domains,
+            optimistic=optimistic,
         )
         return {key: result[key] for key in ("success", "coverage", "warnings", "signature")}
