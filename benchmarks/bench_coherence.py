@@ -45,8 +45,10 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         result = api.score_gold(scorer=scorer, delexicalized=delex, ids=ids)
         seconds = time.perf_counter() - started
-        print(f"{label}: {result['n_pairs']} pairs in {seconds:.1f} s = {result['n_pairs'] / seconds:.0f} pairs/s "
-              f"({scorer.encoder.encoded - before} texts encoded); coherence {result['coherence']:.2f}")
+        print(
+            f"{label}: {result['n_pairs']} pairs in {seconds:.1f} s = {result['n_pairs'] / seconds:.0f} pairs/s "
+            f"({scorer.encoder.encoded - before} texts encoded); coherence {result['coherence']:.2f}"
+        )
     for system in args.systems:
         with open(args.predictions / f"{system}.json", encoding="utf-8") as f:
             predictions = json.load(f)
@@ -56,8 +58,10 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         result = api.score_predictions(predictions, scorer=scorer, on_mismatch="skip")
         seconds = time.perf_counter() - started
-        print(f"{system}: {result['n_pairs']} pairs in {seconds:.1f} s = {result['n_pairs'] / seconds:.0f} pairs/s "
-              f"({scorer.encoder.encoded - before} texts encoded, user turns cached); coherence {result['coherence']:.2f}")
+        print(
+            f"{system}: {result['n_pairs']} pairs in {seconds:.1f} s = {result['n_pairs'] / seconds:.0f} pairs/s "
+            f"({scorer.encoder.encoded - before} texts encoded, user turns cached); coherence {result['coherence']:.2f}"
+        )
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     return 0
 

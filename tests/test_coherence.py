@@ -57,10 +57,18 @@ def test_full_sessions_are_scored_as_given_and_not_mutated(scorer):
 
 
 def test_coherent_reply_beats_a_random_one(scorer):
-    good = {"s": [{"speaker": "user", "text": "what is the phone number of the museum ?"},
-                  {"speaker": "system", "text": "the phone number is 01223 356789 ."}]}
-    bad = {"s": [{"speaker": "user", "text": "what is the phone number of the museum ?"},
-                 {"speaker": "system", "text": "your train is booked , the reference is abc123 ."}]}
+    good = {
+        "s": [
+            {"speaker": "user", "text": "what is the phone number of the museum ?"},
+            {"speaker": "system", "text": "the phone number is 01223 356789 ."},
+        ]
+    }
+    bad = {
+        "s": [
+            {"speaker": "user", "text": "what is the phone number of the museum ?"},
+            {"speaker": "system", "text": "your train is booked , the reference is abc123 ."},
+        ]
+    }
     assert scorer.score(good)["coherence"] > scorer.score(bad)["coherence"]
 
 
@@ -76,7 +84,9 @@ def test_deterministic_across_fresh_encoders(use_mirror, scorer):
     predictions = _subset("damd", 3)
     first = score_predictions(predictions, scorer=scorer)
     again = score_predictions(predictions, scorer=scorer)
-    fresh = score_predictions(predictions, scorer=CoherenceScorer(encoder=scorer.encoder.with_empty_cache(), head=scorer.head))
+    fresh = score_predictions(
+        predictions, scorer=CoherenceScorer(encoder=scorer.encoder.with_empty_cache(), head=scorer.head)
+    )
     assert first["sessions"] == again["sessions"] == fresh["sessions"]
 
 

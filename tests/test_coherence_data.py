@@ -26,8 +26,11 @@ def test_placeholders_normalize_to_the_ontology_on_any_style():
 
 
 def test_span_info_delexicalization_uses_inclusive_word_offsets():
-    spans = [["Train-Inform", "Choice", "133", 2, 2], ["Train-Inform", "Dest", "los angeles", 5, 6],
-             ["Train-Request", "Leave", "?", 8, 8]]
+    spans = [
+        ["Train-Inform", "Choice", "133", 2, 2],
+        ["Train-Inform", "Dest", "los angeles", 5, 6],
+        ["Train-Request", "Leave", "?", 8, 8],
+    ]
     text = "I have 133 trains to los angeles . When ?"
     assert cdata.delexicalize_21(text, spans) == "I have [COUNT] trains to [PLACE] . When ?"
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import doctest
-import os
 import importlib.util
 import json
+import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -26,9 +25,9 @@ def test_load_by_name_is_offline():
         "def refuse(*a, **k): raise OSError('network used')\n"
         "socket.socket.connect = refuse; socket.create_connection = refuse\n"
         "import mwz_metrics, evaluate\n"
-        "for name in %r: assert evaluate.load(name).name == name\n"
+        f"for name in {MWZ_MODULES!r}: assert evaluate.load(name).name == name\n"
         "print('loaded')\n"
-    ) % (MWZ_MODULES,)
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr

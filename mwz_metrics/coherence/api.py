@@ -7,9 +7,8 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mwz_plugins.version import __version__
-
 from mwz_metrics.coherence import data as cdata
+from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -22,15 +21,29 @@ def _scorer(scorer):
     return CoherenceScorer()
 
 
-def _signature(scorer, setting: str, options: dict[str, object], sources: list[dict[str, object]]) -> dict[str, object]:
-    return {
+def _signature(
+    scorer: Any, setting: str, options: Mapping[str, object], sources: list[dict[str, Any]]
+) -> dict[str, Any]:
+    from mwz_metrics.signature import Signature, source_checksums
+
+    model = scorer.signature()
+    details = {
         "metric": "mwz_session_coherence",
         "version": __version__,
         "setting": setting,
-        "model": scorer.signature(),
+        "model": model,
         "sources": sources,
-        "options": options,
+        "options": dict(options),
     }
+    weights = str(model.get("weights_sha256", ""))[:12]
+    head = str(model.get("head_sha256", ""))[:12]
+    return Signature.build(
+        "mwz_session_coherence",
+        data=source_checksums(sources),
+        model=f"minilm={weights}+head={head}",
+        options={"setting": setting, **options},
+        details=details,
+    ).as_dict()
 
 
 def _prime_gold(scorer, corpus, *, system: bool, delexicalized: bool) -> None:
@@ -74,7 +87,7 @@ def score_predictions(
     with_gold: bool = False,
     scorer=None,
     data_dir: str | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Traditional setting: each predicted response between the gold user turns of the 2.1 test set.
 
     ``delexicalized=None`` detects it (any known ``[placeholder]``); then the gold
@@ -110,7 +123,7 @@ def score_gold(
     ids: Sequence[str] | None = None,
     scorer=None,
     data_dir: str | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """The gold test sessions (optionally delexicalized, optionally only ``ids``)."""
     corpus = cdata.load_corpus("test", data_dir)
     if ids is not None:
@@ -129,7 +142,7 @@ def score_gold(
     return result
 
 
-def score_sessions(sessions: Mapping[str, Sequence[Mapping[str, str]]], *, scorer=None) -> dict[str, object]:
+def score_sessions(sessions: Mapping[str, Sequence[Mapping[str, str]]], *, scorer=None) -> dict[str, Any]:
     """Full sessions as given (simulator or interactive evaluation)."""
     checked = cdata.validate_sessions(sessions)  # copies
     scorer = _scorer(scorer)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
 
 
-def system_table(predictions_dir: Path, *, head, encoder, data_dir=None) -> list[dict[str, object]]:
+def system_table(predictions_dir: Path, *, head, encoder, data_dir=None) -> list[dict[str, Any]]:
     """Traditional-evaluation coherence of every ``*.json`` in the folder, each beside gold on its dialogues."""
     from mwz_metrics.coherence.api import score_gold, score_predictions
     from mwz_metrics.coherence.scorer import CoherenceScorer

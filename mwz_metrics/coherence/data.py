@@ -102,7 +102,7 @@ def delexicalize_21(text: str, span_info: Sequence[Sequence[Any]]) -> str:
     """
     words = text.split()
     spans = []
-    for act, slot, value, start, end in span_info:
+    for _act, slot, value, start, end in span_info:
         target = ACT_SLOT_TO_ONTOLOGY.get(str(slot).lower())
         if target is None or str(value).strip().lower() in _SKIPPED_VALUES:
             continue

@@ -99,7 +99,7 @@ class Encoder:
         self._lock = threading.Lock()
         self.encoded = 0  # texts actually run through the model (cache misses)
 
-    def with_empty_cache(self) -> "Encoder":
+    def with_empty_cache(self) -> Encoder:
         """The same model with a cache of its own (e.g. to check that caching changes no score)."""
         clone = object.__new__(Encoder)
         clone.__dict__.update(self.__dict__)

@@ -26,7 +26,7 @@ class Head:
     path: str
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> "Head":
+    def load(cls, path: str | Path | None = None) -> Head:
         if path is None:
             path = Path(str(resources.files("mwz_metrics.coherence").joinpath(HEAD_FILE)))
         path = Path(path)

@@ -8,6 +8,7 @@ sessions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +42,7 @@ class CoherenceScorer:
         self.encoder = encoder
         self.head = head or Head.load()
 
-    def signature(self) -> dict[str, object]:
+    def signature(self) -> dict[str, Any]:
         return {**self.encoder.signature(), **self.head.signature(), "scale": "0-100", "placeholders": "[SLOT]"}
 
     def pair_probabilities(self, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, np.ndarray]:
@@ -64,12 +65,12 @@ class CoherenceScorer:
         probabilities = self.head.probabilities(embeddings[:n], embeddings[n:], np.asarray(user_first))
         return {name: probabilities[a:b] for name, (a, b) in bounds.items()}
 
-    def score(self, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, object]:
+    def score(self, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, Any]:
         per_pair = self.pair_probabilities(sessions)
         return summarize(per_pair)
 
 
-def summarize(per_pair: Mapping[str, np.ndarray]) -> dict[str, object]:
+def summarize(per_pair: Mapping[str, np.ndarray]) -> dict[str, Any]:
     """Corpus scores (0-100) from per-session pair probabilities."""
     session_scores = {name: float(100.0 * p.mean()) for name, p in per_pair.items() if p.size}
     all_pairs = np.concatenate([p for p in per_pair.values()]) if per_pair else np.zeros(0)

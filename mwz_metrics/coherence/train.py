@@ -156,7 +156,7 @@ def pair_metrics(labels: np.ndarray, probabilities: np.ndarray) -> dict[str, flo
 def _torch_head(torch, dimension: int):
     nn = torch.nn
 
-    class TorchHead(nn.Module):
+    class TorchHead(nn.Module):  # type: ignore[name-defined]
         def __init__(self):
             super().__init__()
             self.first = nn.Linear(dimension, PROJECTION)

@@ -76,7 +76,7 @@ def _skeleton(item: object) -> tuple[object, object]:
     if isinstance(out.get("response"), str) and out["response"]:
         out["response"] = "x"
     if isinstance(out.get("knowledge"), list):
-        refs = {}
+        refs: dict[object, object] = {}
         for ref in out["knowledge"]:
             if isinstance(ref, dict):
                 ref = dict(ref)

@@ -187,7 +187,10 @@ class WordNet:
         names = []
         for k in range(count):
             name = fields[4 + 2 * k].decode("utf-8")
-            names.append(_MARKER.match(name).group(1))
+            match = _MARKER.match(name)
+            if match is None:
+                raise ValueError(f"WordNet data line at offset {offset}: unexpected word {name!r}")
+            names.append(match.group(1))
         return names
 
     def synonyms(self, word: str) -> frozenset[str]:

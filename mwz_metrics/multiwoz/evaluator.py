@@ -177,7 +177,7 @@ class Evaluator:
             t = self._timed("richness", t)
 
         if opts.dst:
-            predicted = {k: [normalize_state(x.state, self.testset.chain) for x in v] for k, v in preds.items()}
+            predicted = {k: [normalize_state(x.state or {}, self.testset.chain) for x in v] for k, v in preds.items()}
             result["dst"] = dst_lib.dst_scores(predicted, self.testset.multiwoz22["gold_states"], partial_ratio)
             t = self._timed("dst", t)
 
@@ -283,16 +283,16 @@ class Evaluator:
         outcomes = {}
         per_dialogue = {}
         for key, turns in preds.items():
-            if use_gold:
+            if gold_states is not None:
                 if key not in gold_states:
                     raise InputError(f"dialogue {key}: no MultiWOZ 2.2 gold state to evaluate Inform/Success with")
                 states = gold_states[key][: len(turns)]
             else:
-                states = [normalize_state(turn.state, ts.chain) for turn in turns]
+                states = [normalize_state(turn.state or {}, ts.chain) for turn in turns]
             if gold_active is not None:
                 active = gold_active[key][: len(turns)]
             elif has_domains:
-                active = [list(turn.active_domains) for turn in turns]
+                active = [list(turn.active_domains or ()) for turn in turns]
             else:
                 active = success_lib.estimate_active_domains(states)
             outcome = success_lib.dialogue_success(

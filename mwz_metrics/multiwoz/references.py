@@ -67,6 +67,7 @@ def build_from_22(
                 )
             )
             for name, style in styles.items():
+                assert style.delexicalize is not None  # only styles that build references are passed
                 text = style.delexicalize(turn["utterance"], spans)
                 per_style[name].append(normalizer.normalize(text, f"reference {key} turn {len(states)}", report))
             states.append(normalize_state(state, chain))

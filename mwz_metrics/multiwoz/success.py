@@ -26,7 +26,7 @@ def estimate_active_domains(states: Sequence[State]) -> list[list[str]]:
     slots; with no change, a second domain that changed last turn takes over.
     """
     estimates: list[list[str]] = []
-    current = None
+    current: str | None = None
     old_state: State = {}
     old_changed: list[str] = []
     for state in states:
@@ -45,7 +45,7 @@ def estimate_active_domains(states: Sequence[State]) -> list[list[str]]:
             current = max(changed, key=lambda d: len(state[d]))
         old_state = state
         old_changed = changed
-        estimates.append([current])
+        estimates.append([current] if current is not None else [])
     return estimates
 
 
@@ -123,7 +123,8 @@ def dialogue_success(
     """Inform and success of one dialogue (mwzeval's ``get_dialog_success``, or a :class:`Variant`)."""
     variant = variant or Variant()
     wanted = {d: set(goal[d]["requestable"]) for d in goal}
-    offered: dict[str, object] = {d: [] for d in goal}
+    # offered venue ids per domain, or MATCHED where no venue needs matching
+    offered: dict[str, list[str] | str] = {d: [] for d in goal}
     provided: dict[str, set[str]] = {d: set() for d in goal}
 
     for response, state, booked, active in zip(responses, states, booked_domains, active_domains):
@@ -138,7 +139,7 @@ def dialogue_success(
                 # offered ones unless those are still all among them.
                 matching = list(query(domain, _offer_constraints(state[domain], variant))) if domain in state else []
                 previous = offered[domain]
-                if not previous or any(v not in matching for v in previous):
+                if not previous or isinstance(previous, str) or any(v not in matching for v in previous):
                     offered[domain] = matching
             for slot in REQUESTABLE_SLOTS:
                 if slot in response:
