@@ -1,27 +1,25 @@
 """Sessions to score: MultiWOZ 2.1 dialogues, predictions spliced between gold user turns.
 
-The dialogues are read straight from the pinned ``MultiWOZ_2.1.zip`` (zipfile +
-json), resolved through :mod:`mwz_datasets.sources` so that ``MWZ_MIRROR`` and
-the download cache apply. A *session* is a list of ``{"speaker", "text"}`` turns.
+The raw 2.1 dialogues come from :mod:`mwz_datasets.multiwoz_raw` (the owner of the
+upstream file layout), resolved through :mod:`mwz_datasets.sources` so that
+``MWZ_MIRROR`` and the download cache apply. A *session* is a list of
+``{"speaker", "text"}`` turns.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import re
-import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-ZIP_PATH = "data/MultiWOZ_2.1.zip"
-_MEMBER = "MultiWOZ_2.1/data.json"
-_LISTS = {"validation": "MultiWOZ_2.1/valListFile.txt", "test": "MultiWOZ_2.1/testListFile.txt"}
+from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_id
+from mwz_plugins.ontology import PLACEHOLDER_RE
+
+SPLITS = ("validation", "test")
 USER, SYSTEM = "user", "system"
 
-# mwzeval's placeholder pattern: "[value_name]", "[hotel_name]s", "[value_count] hotel -s" ...
-PLACEHOLDER_RE = re.compile(r"\[([\w\s\d]+)\](es|s|-s|-es|)")
 
 # MultiWOZ 2.1 dialogue-act slot names (span_info) -> unified ontology slot.
 ACT_SLOT_TO_ONTOLOGY = {
@@ -65,32 +63,17 @@ class Corpus:
     source: dict[str, object]
 
 
-def resolve_zip(data_dir: str | None = None):
-    from mwz_datasets import catalog, sources
-
-    return sources.resolve([catalog.multiwoz(ZIP_PATH)], data_dir=data_dir)[ZIP_PATH]
-
-
 @functools.lru_cache(maxsize=4)
-def _read_zip(path: str) -> tuple[dict, dict[str, list[str]]]:
-    with zipfile.ZipFile(path) as archive:
-        data = json.loads(archive.read(_MEMBER))
-        lists = {split: archive.read(member).decode("utf-8").split() for split, member in _LISTS.items()}
-    return data, lists
-
-
-def dialogue_id(name: str) -> str:
-    """``"SNG0073.json"`` -> ``"sng0073"`` (mwzeval's keys)."""
-    name = name.strip()
-    return (name[:-5] if name.lower().endswith(".json") else name).lower()
-
-
 def load_corpus(split: str = "test", data_dir: str | None = None) -> Corpus:
-    if split not in _LISTS:
-        raise ValueError(f"unknown split {split!r}; MultiWOZ 2.1 here has {sorted(_LISTS)}")
-    resolved = resolve_zip(data_dir)
-    data, lists = _read_zip(str(resolved.path))
-    dialogues = {dialogue_id(name): data[name]["log"] for name in lists[split]}
+    """The raw turns of every MultiWOZ 2.1 dialogue of ``split``, keyed as mwzeval keys them."""
+    from mwz_datasets import multiwoz_raw, sources
+
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; MultiWOZ 2.1 here has {sorted(SPLITS)}")
+    files = sources.resolve(multiwoz_raw.sources("2.1", [split]), data_dir=data_dir)
+    paths = {name: f.path for name, f in files.items()}
+    dialogues = {key: raw["log"] for key, raw in multiwoz_raw.iter_raw_dialogues("2.1", split, paths)}
+    (resolved,) = files.values()
     return Corpus(split, dialogues, resolved.signature())
 
 

@@ -326,7 +326,8 @@ class Evaluator:
         opts["states"] = "gold" if use_gold else "predicted"
         variant = self.options.variant
         styles = list(self.bleu_styles) if self.options.bleu else []
-        sources = self.testset.source_signature()
+        uses = [*loaded, *(f"style:{name}" for name in styles)]
+        sources = self.testset.source_signature(uses, database=self.options.success)
         details: dict[str, Any] = {
             "package": f"mwz-eval {__version__}",
             "options": opts,

@@ -59,6 +59,9 @@ class TestSet:
         self.data_dir = data_dir
         self.normalizer = normalizer or ResponseNormalizer()
         self.resolved: dict[str, sources.ResolvedFile] = {}
+        # what each resolved file was read for ("2.1", "2.2", "style:<name>"), so that a
+        # result names only the files its own numbers came from
+        self.resolved_for: dict[str, str] = {}
         self.database_sources: list[dict[str, Any]] = []
 
     def _resolve(self, version: str, split: str) -> dict[str, Path]:
@@ -67,6 +70,7 @@ class TestSet:
         needed = multiwoz_raw.sources(version, [split])
         files = sources.resolve(needed, data_dir=self.data_dir)
         self.resolved.update(files)
+        self.resolved_for.update(dict.fromkeys(files, version))
         return {path: f.path for path, f in files.items()}
 
     def _versions(self) -> list[str]:
@@ -115,6 +119,7 @@ class TestSet:
                 verification_mode=self.verification_mode,
             )
             self.resolved[resolved.source.path] = resolved
+            self.resolved_for[resolved.source.path] = f"style:{name}"
             self._file_references[name] = records
         return self._file_references[name]
 
@@ -175,5 +180,13 @@ class TestSet:
             return {k: len(v) for k, v in self.multiwoz22["gold_states"].items()}
         return None
 
-    def source_signature(self) -> list[dict[str, Any]]:
-        return [f.signature() for _, f in sorted(self.resolved.items())] + self.database_sources
+    def source_signature(self, uses: Iterable[str] | None = None, database: bool = True) -> list[dict[str, Any]]:
+        """Provenance of the files read for ``uses`` ("2.1", "2.2", "style:<name>"; all when None)
+        and of the venue database."""
+        wanted = None if uses is None else set(uses)
+        files = [
+            f.signature()
+            for path, f in sorted(self.resolved.items())
+            if wanted is None or self.resolved_for.get(path) in wanted
+        ]
+        return files + (self.database_sources if database else [])
