@@ -115,6 +115,7 @@ BOOLEAN_SLOTS = frozenset({"parking", "internet"})
 
 
 def canonical_name(value: str) -> str:
+    """mwzeval's venue name: lowercased, ``&`` as ``and``, known aliases resolved."""
     name = value.strip().lower().replace(" & ", " and ").replace("&", " and ").replace(" '", "'")
     return NAME_ALIASES.get(name, name)
 
@@ -136,10 +137,12 @@ def canonical_name_2023(value: str) -> str:
 
 
 def canonical_type(value: str) -> str:
+    """mwzeval's venue type spelling."""
     return TYPE_ALIASES.get(value, value)
 
 
 def canonical_food(value: str) -> str:
+    """mwzeval's food type spelling."""
     food = value.strip().lower()
     return FOOD_ALIASES.get(food, food)
 
@@ -215,6 +218,7 @@ _time = _stable(canonical_time)
 
 
 def normalize_name(domain: str | None, slot: str, value: str) -> str:
+    """Venue names as mwzeval @7f19ee0 canonicalizes them (``name``/``destination``/``departure``)."""
     return _name(value) if slot in NAME_SLOTS else value
 
 
@@ -224,18 +228,22 @@ def normalize_name_2023(domain: str | None, slot: str, value: str) -> str:
 
 
 def normalize_type(domain: str | None, slot: str, value: str) -> str:
+    """The ``type`` slot's value as mwzeval spells it."""
     return _type(value) if slot == "type" else value
 
 
 def normalize_food(domain: str | None, slot: str, value: str) -> str:
+    """The ``food`` slot's value as mwzeval spells it."""
     return _food(value) if slot == "food" else value
 
 
 def normalize_time(domain: str | None, slot: str, value: str) -> str:
+    """Times (``arrive``, ``leave``, ``time``) as ``HH:MM``, as mwzeval writes them."""
     return _time(value) if slot in TIME_SLOTS else value
 
 
 def normalize_boolean(domain: str | None, slot: str, value: str) -> str:
+    """``free`` as ``yes`` for the boolean slots (internet, parking)."""
     return "yes" if slot in BOOLEAN_SLOTS and value == "free" else value
 
 
@@ -266,6 +274,7 @@ _OTHER_STEPS = ("mwzeval-type", "mwzeval-food", "mwzeval-time", "mwzeval-boolean
 
 @hookimpl
 def mwz_register_value_normalizers(register):
+    """Register mwzeval's normalizers and its two chains, ``mwzeval`` and ``mwzeval-2023``."""
     for normalizer in NORMALIZERS:
         register(normalizer)
     register(

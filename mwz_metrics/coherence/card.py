@@ -58,6 +58,7 @@ def write(
     hyper,
     gold_scores=None,
 ) -> None:
+    """Write the model card with the measured tables."""
     lines = [
         "# Session coherence head (mwz-eval)",
         "",

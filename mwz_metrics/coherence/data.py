@@ -131,6 +131,7 @@ def _ontology() -> frozenset[str]:
 
 
 def has_placeholders(text: str) -> bool:
+    """Whether ``text`` holds a placeholder any style (or the ontology) knows."""
     mapping = _placeholder_map()
     return any(
         m.group(1).lower() in mapping or m.group(1).upper() in _ontology() for m in PLACEHOLDER_RE.finditer(text)
@@ -138,6 +139,7 @@ def has_placeholders(text: str) -> bool:
 
 
 def gold_session(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool) -> list[dict[str, str]]:
+    """One gold dialogue as a session; system turns delexicalized when asked."""
     session = []
     for index, turn in enumerate(turns):
         speaker = USER if index % 2 == 0 else SYSTEM
@@ -151,6 +153,7 @@ def gold_session(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool) -> 
 def gold_sessions(
     corpus: Corpus, *, delexicalized: bool, ids: Sequence[str] | None = None
 ) -> dict[str, list[dict[str, str]]]:
+    """The gold sessions of a corpus (all dialogues, or ``ids``)."""
     chosen = corpus.dialogues if ids is None else {i: corpus.dialogues[i] for i in ids}
     return {name: gold_session(turns, delexicalized=delexicalized) for name, turns in chosen.items()}
 

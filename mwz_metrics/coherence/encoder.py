@@ -107,6 +107,7 @@ class Encoder:
         return clone
 
     def signature(self) -> dict[str, object]:
+        """The encoder's identity: name, location and weights checksum."""
         return {"encoder": HUB_NAME, "location": self.location, "weights_sha256": self.weights_sha256}
 
     def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
@@ -158,6 +159,7 @@ class Encoder:
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), DIMENSION)
 
     def cached(self) -> dict[str, np.ndarray]:
+        """The embeddings cached so far, by text."""
         with self._lock:
             return dict(self._cache)
 

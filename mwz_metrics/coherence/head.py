@@ -21,12 +21,15 @@ PARAMETERS = ("first_w", "first_b", "second_w", "second_b", "hidden_w", "hidden_
 
 @dataclass(frozen=True)
 class Head:
+    """The trained pair-classification head (numpy weights) with its checksum."""
+
     weights: dict[str, np.ndarray]  # float32 copies of the (float16) stored arrays
     sha256: str
     path: str
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Head:
+        """Load the head from ``path`` (default: the one shipped in the package)."""
         if path is None:
             path = Path(str(resources.files("mwz_metrics.coherence").joinpath(HEAD_FILE)))
         path = Path(path)
@@ -43,6 +46,7 @@ class Head:
         return cls(weights, digest, str(path))
 
     def signature(self) -> dict[str, object]:
+        """The head's identity: file name and sha256."""
         return {"head": Path(self.path).name, "head_sha256": self.sha256}
 
     def probabilities(self, first: np.ndarray, second: np.ndarray, user_first: np.ndarray) -> np.ndarray:
@@ -57,6 +61,7 @@ class Head:
 
 
 def forward(w: dict[str, np.ndarray], first: np.ndarray, second: np.ndarray, user_first: np.ndarray) -> np.ndarray:
+    """Logits of the head for embedded pairs (numpy, float32)."""
     a = first @ w["first_w"] + w["first_b"]
     b = second @ w["second_w"] + w["second_b"]
     cosine = np.sum(first * second, axis=1, keepdims=True)

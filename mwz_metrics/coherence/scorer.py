@@ -43,6 +43,7 @@ class CoherenceScorer:
         self.head = head or Head.load()
 
     def signature(self) -> dict[str, Any]:
+        """The model's identity: encoder and head checksums, scale, placeholder form."""
         return {**self.encoder.signature(), **self.head.signature(), "scale": "0-100", "placeholders": "[SLOT]"}
 
     def pair_probabilities(self, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, np.ndarray]:
@@ -66,6 +67,7 @@ class CoherenceScorer:
         return {name: probabilities[a:b] for name, (a, b) in bounds.items()}
 
     def score(self, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, Any]:
+        """Mean P(coherent) over each session's adjacent pairs, per session and overall (0-100)."""
         per_pair = self.pair_probabilities(sessions)
         return summarize(per_pair)
 

@@ -70,6 +70,7 @@ class PairIndex:
                 self.turns[name][form] = [self.row(t["text"]) for t in session]
 
     def row(self, text: str) -> int:
+        """The embedding row of ``text``, added if new."""
         text = cdata.normalize_placeholders(text)
         if text not in self._row:
             self._row[text] = len(self.texts)
@@ -114,6 +115,7 @@ class PairIndex:
 
 
 def as_arrays(pairs, labels):
+    """Pair index arrays and labels as numpy arrays."""
     first = np.array([p[0] for p in pairs], dtype=np.int64)
     second = np.array([p[1] for p in pairs], dtype=np.int64)
     user_first = np.array([p[2] for p in pairs], dtype=np.float32)
@@ -141,6 +143,7 @@ def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
 
 
 def pair_metrics(labels: np.ndarray, probabilities: np.ndarray) -> dict[str, float]:
+    """ROC-AUC, accuracy and log loss of pair probabilities."""
     predicted = probabilities >= 0.5
     truth = labels >= 0.5
     return {
@@ -187,6 +190,7 @@ def _torch_head(torch, dimension: int):
 
 
 def train_head(embeddings: np.ndarray, index: PairIndex, train_names: set[str], dev_names: set[str], seed: int):
+    """Train the head with AdamW on the train pairs, choosing the epoch on dev ROC-AUC."""
     import torch
 
     torch.manual_seed(seed)
@@ -231,6 +235,7 @@ def train_head(embeddings: np.ndarray, index: PairIndex, train_names: set[str], 
 
 
 def evaluate_head(weights: dict[str, np.ndarray], embeddings: np.ndarray, arrays) -> dict[str, float]:
+    """Pair metrics of a head on held-out pairs."""
     from mwz_metrics.coherence.head import forward
 
     first, second, user_first, labels = arrays
@@ -294,6 +299,7 @@ def _embed(encoder, texts: list[str], cache_dir: Path | None, tag: str) -> np.nd
 
 
 def main(argv=None) -> int:
+    """Train the coherence head and write it with its model card; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.train", description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
     parser.add_argument("--cache-dir", type=Path, help="keep embeddings here between runs (e.g. /tmp/mwz-coherence)")

@@ -23,6 +23,8 @@ def dst_scores(
     gold: Mapping[str, Sequence[State]],
     partial_ratio: Callable[[str, str], float],
 ) -> dict[str, float]:
+    """Joint accuracy and slot precision/recall/F1 of predicted against gold states, as mwzeval."""
+
     def match(a: str, b: str) -> bool:
         return partial_ratio(a, b) > FUZZY_RATIO
 

@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 
 @dataclasses.dataclass(frozen=True)
 class Options:
+    """What an evaluation computes and how; every field is named in the result's signature."""
+
     bleu: bool = True
     success: bool = True
     richness: bool = True
@@ -115,6 +117,7 @@ class Evaluator:
         return now
 
     def evaluate(self, predictions: Mapping[str, Any] | str) -> dict[str, Any]:
+        """Score predictions (a mapping or a JSON path) with the chosen metrics; returns mwzeval's keys plus ``coverage``, ``warnings`` and ``signature``."""
         opts = self.options
         if not (opts.bleu or opts.success or opts.richness or opts.dst):
             raise ValueError("nothing to evaluate: enable at least one of bleu, success, richness, dst")

@@ -57,6 +57,7 @@ def is_flat(predictions: Any) -> bool:
 
 
 def as_mapping(predictions: Any, references: Sequence[str] | None) -> Mapping[str, Any]:
+    """Predictions as ``{dialogue id: turns}`` from a mapping, or from a list with ``references`` as ids."""
     if isinstance(predictions, Mapping):
         if references is not None:
             raise InputError("give references (dialogue ids) only with a list of predictions")
@@ -75,6 +76,7 @@ def testset(chain: str = "mwzeval", styles: tuple[str, ...] | None = None, data_
 
 
 def run(predictions: Any, references: Sequence[str] | None, **options: Any) -> dict[str, Any]:
+    """Evaluate for a module script: one warm shared test set per configuration."""
     styles = options.pop("styles", None)
     chain = options.pop("chain", "mwzeval")
     data_dir = options.pop("data_dir", None)

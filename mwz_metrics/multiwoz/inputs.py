@@ -23,6 +23,8 @@ class InputError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Turn:
+    """One predicted system turn: response, optional state and active domains."""
+
     response: str
     state: dict[str, dict[str, str]] | None
     active_domains: tuple[str, ...] | None
@@ -95,12 +97,15 @@ def _state(where: str, state: Any) -> dict[str, dict[str, str]]:
 
 @dataclasses.dataclass
 class Coverage:
+    """How much of the test set the predictions cover."""
+
     dialogues: int
     dialogues_in_test: int
     turns: int
     turns_in_test: int
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON form, with ``complete`` when every dialogue and turn is there."""
         return {
             "dialogues": self.dialogues,
             "dialogues_in_test": self.dialogues_in_test,

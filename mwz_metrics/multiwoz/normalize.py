@@ -27,20 +27,24 @@ class UnknownPlaceholders:
         self.examples: dict[str, str] = {}
 
     def add(self, name: str, where: str) -> None:
+        """Count one unknown placeholder seen at ``where``."""
         self.counts[name] += 1
         self.examples.setdefault(name, where)
 
     def as_dict(self) -> dict:
+        """JSON form (for the derived-data cache)."""
         return {"counts": dict(self.counts), "examples": dict(self.examples)}
 
     @classmethod
     def from_dict(cls, data: Mapping) -> UnknownPlaceholders:
+        """Rebuild from :meth:`as_dict`."""
         report = cls()
         report.counts.update(data.get("counts", {}))
         report.examples.update(data.get("examples", {}))
         return report
 
     def as_warning(self) -> dict | None:
+        """The result's warning entry, or None when nothing was unknown."""
         if not self.counts:
             return None
         return {
@@ -75,6 +79,7 @@ class ResponseNormalizer:
         return PLACEHOLDER_RE.sub(replace, text.lower())
 
     def normalize(self, response: str, where: str = "", report: UnknownPlaceholders | None = None) -> str:
+        """mwzeval's normalization of one response; unknown placeholders counted in ``report``."""
         cached = self._cache.get(response)
         if cached is None:
             unknown: list[str] = []
@@ -89,6 +94,7 @@ class ResponseNormalizer:
     def normalize_all(
         self, dialogues: Mapping[str, Iterable[str]], report: UnknownPlaceholders | None = None
     ) -> dict[str, list[str]]:
+        """Normalize every dialogue's responses, naming dialogue and turn in the report."""
         return {
             key: [self.normalize(r, f"{key} turn {i}", report) for i, r in enumerate(responses)]
             for key, responses in dialogues.items()
@@ -117,6 +123,7 @@ def _fast_moses_tokenizer():
 
 
 def normalize_slot_name(slot: str) -> str:
+    """Slot names as mwzeval writes them: lowercase, no spaces, ``arrive``/``leave``."""
     slot = slot.lower().replace(" ", "")
     return {"arriveby": "arrive", "leaveat": "leave"}.get(slot, slot)
 

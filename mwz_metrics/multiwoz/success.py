@@ -107,6 +107,8 @@ def _offer_constraints(constraints: Mapping[str, str], variant: Variant) -> Mapp
 
 @dataclasses.dataclass(frozen=True)
 class DialogueOutcome:
+    """Per-domain inform and success of one dialogue (and ``total``)."""
+
     inform: dict[str, bool]
     success: dict[str, bool]
 

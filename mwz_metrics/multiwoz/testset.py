@@ -158,6 +158,7 @@ class TestSet:
 
     @functools.cached_property
     def database(self):
+        """The venue database, values through the test set's normalizer chain."""
         from mwz_datasets.database import VenueDatabase
 
         db = VenueDatabase.from_pinned(data_dir=self.data_dir, normalize=self.chain)
@@ -174,6 +175,7 @@ class TestSet:
         return {key: [{"response": r} for r in turns] for key, turns in self.multiwoz22["delexicalized"].items()}
 
     def turn_counts(self, loaded: list[str]) -> dict[str, int] | None:
+        """System turns per test dialogue, from whichever version is loaded (None if none)."""
         if "2.1" in loaded:
             return {k: len(v) for k, v in self.multiwoz21["booked_domains"].items()}
         if "2.2" in loaded:
