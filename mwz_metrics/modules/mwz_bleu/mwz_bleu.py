@@ -38,7 +38,10 @@ Examples:
     >>> flat = bleu.compute(predictions=hypotheses, references=references)
     >>> round(flat["bleu"], 2)
     30.21
-    >>> result = bleu.compute(predictions={"pmul4398": ["there are [choice] restaurants."]})  # doctest: +SKIP
+    >>> turns = [{"response": "i have train [train_id] that would suit you."}]  # PMUL3520's one system turn
+    >>> result = bleu.compute(predictions={"pmul3520": turns}, styles=["mwz22"])
+    >>> round(result["bleu"]["mwz22"], 6), [w["kind"] for w in result["warnings"]]
+    (100.0, ['partial_test_set'])
 """
 )
 

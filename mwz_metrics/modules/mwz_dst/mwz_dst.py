@@ -22,7 +22,10 @@ Returns:
 Examples:
     >>> import mwz_metrics, evaluate
     >>> dst = evaluate.load("mwz_dst")
-    >>> result = dst.compute(predictions={"pmul4398": [{"response": "", "state": {}}]})  # doctest: +SKIP
+    >>> state = {"train": {"destination": "cambridge", "leaveat": "10:15", "departure": "broxbourne"}}
+    >>> result = dst.compute(predictions={"pmul3520": [{"response": "", "state": state}]})
+    >>> round(result["dst"]["joint_accuracy"], 6), round(result["dst"]["slot_f1"], 6)
+    (100.0, 100.0)
 """
 )
 
