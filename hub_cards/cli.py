@@ -65,7 +65,12 @@ def _report(manifest, out: str) -> None:
         print(f"SKIPPED {skipped['item']}: {skipped['reason']}")
 
 
-@command("hub export", "write Hub-ready dataset folders (parquet + card) and metric Spaces", _export_args)
+@command(
+    "hub export",
+    "write Hub-ready dataset folders (parquet + card) and metric Spaces",
+    _export_args,
+    example="mwz hub export out/",
+)
 def _export(args: argparse.Namespace) -> int:
     manifest = _run_export(args, args.out)
     _report(manifest, args.out)
@@ -101,7 +106,12 @@ def _push_from(args: argparse.Namespace, folder: str) -> int:
     return 1 if the_plan.refused else 0
 
 
-@command("hub push", "upload the exported datasets and metric Spaces to the Hugging Face Hub", _push_args)
+@command(
+    "hub push",
+    "upload the exported datasets and metric Spaces to the Hugging Face Hub",
+    _push_args,
+    example="mwz hub push out/ --namespace ORG --dry-run",
+)
 def _push(args: argparse.Namespace) -> int:
     if args.folder:
         return _push_from(args, args.folder)

@@ -100,11 +100,15 @@ def _as_text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False)
 
 
+# What to do about a truncated or corrupt upstream copy.
+_FIX = "the copy is truncated or corrupt: replace it with the upstream file, or delete it to download it again"
+
+
 def _load_json(data: bytes, where: str) -> Any:
     try:
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RawDataError(f"{where}: broken JSON ({error})") from None
+        raise RawDataError(f"{where}: broken JSON ({error}); {_FIX}") from None
 
 
 def _read_json_file(path: Path) -> Any:
@@ -137,7 +141,7 @@ class ZipArchive:
                     else None
                 )
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
-            raise RawDataError(f"{self.path}: not a readable zip archive ({error})") from None
+            raise RawDataError(f"{self.path}: not a readable zip archive ({error}); {_FIX}") from None
         if not isinstance(self.dialogues, dict):
             raise RawDataError(f"{self.path}: data.json is not an object of dialogues")
 

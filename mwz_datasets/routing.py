@@ -13,12 +13,13 @@ import importlib
 import inspect
 import os
 from pathlib import Path
-
-import datasets
-import datasets.load
+from typing import TYPE_CHECKING
 
 from mwz_plugins import get_registry
-from mwz_plugins.routing import wrap_factory
+from mwz_plugins.routing import route
+
+if TYPE_CHECKING:
+    import datasets
 
 TESTED_DATASETS = ((4, 0), (6, 0))  # [min, max) of datasets versions this wrapper is tested with
 
@@ -46,6 +47,8 @@ def _module_hash(cls: type) -> str:
 
 
 def _make_factory(original):
+    import datasets.load
+
     def factory(path, *args, **kwargs):
         if isinstance(path, str) and path in get_registry().datasets:
             cls = builder_class(path)
@@ -60,12 +63,5 @@ def _make_factory(original):
 
 
 def install() -> None:
-    """Wrap ``datasets.load.dataset_module_factory`` (idempotent)."""
-    wrap_factory(
-        datasets.load,
-        "dataset_module_factory",
-        _make_factory,
-        library="datasets",
-        version=datasets.__version__,
-        tested=TESTED_DATASETS,
-    )
+    """Wrap ``datasets.load.dataset_module_factory`` when datasets is imported (idempotent)."""
+    route("datasets.load", "dataset_module_factory", _make_factory, library="datasets", tested=TESTED_DATASETS)

@@ -12,11 +12,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-import evaluate
-import evaluate.loading
-
 from mwz_plugins import get_registry
-from mwz_plugins.routing import wrap_factory
+from mwz_plugins.routing import route
 
 TESTED_EVALUATE = ((0, 4), (0, 5))
 
@@ -31,6 +28,8 @@ def script_path(name: str) -> Path:
 
 
 def _make_factory(original):
+    import evaluate.loading
+
     def factory(path, *args, **kwargs):
         if isinstance(path, str) and path in get_registry().metrics:
             module_type = kwargs.get("module_type") or (args[0] if args else None) or "metrics"
@@ -48,12 +47,5 @@ def _make_factory(original):
 
 
 def install() -> None:
-    """Wrap ``evaluate.loading.evaluation_module_factory`` (idempotent)."""
-    wrap_factory(
-        evaluate.loading,
-        "evaluation_module_factory",
-        _make_factory,
-        library="evaluate",
-        version=evaluate.__version__,
-        tested=TESTED_EVALUATE,
-    )
+    """Wrap ``evaluate.loading.evaluation_module_factory`` when evaluate is imported (idempotent)."""
+    route("evaluate.loading", "evaluation_module_factory", _make_factory, library="evaluate", tested=TESTED_EVALUATE)

@@ -15,8 +15,9 @@ import logging
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from typing import Any
 
-from mwz_metrics.cli.registry import COMMANDS, command, write_json
+from mwz_metrics.cli.registry import COMMANDS, EXAMPLES, MissingExtra, command, require_extra, write_json
 
 logger = logging.getLogger("mwz")
 
@@ -24,7 +25,27 @@ CLI_ENTRY_POINT_GROUP = "mwz.cli"
 # Imported when the parser is built; each module imports its heavy dependencies lazily.
 BUILTIN_COMMANDS = ("plugins", "evaluate", "dstc9", "coherence")
 
-__all__ = ["BUILTIN_COMMANDS", "CLI_ENTRY_POINT_GROUP", "build_parser", "command", "main", "write_json"]
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "CLI_ENTRY_POINT_GROUP",
+    "MissingExtra",
+    "build_parser",
+    "command",
+    "main",
+    "require_extra",
+    "write_json",
+]
+
+ENVIRONMENT = """environment:
+  MWZ_MIRROR    a folder of upstream copies laid out <owner>/<repo>/<path> (offline use)
+  MWZ_CACHE     downloads and derived data (default ~/.cache/mwz_eval)
+  MWZ_PLUGINS   comma-separated allowlist of plugin entry points ('mwz-*': built-ins only)
+  HF_HUB_OFFLINE=1, HF_DATASETS_OFFLINE=1   never reach the network"""
+
+
+def _epilog(name: str) -> str:
+    example = EXAMPLES.get(name)
+    return (f"example:\n  {example}\n\n" if example else "") + ENVIRONMENT
 
 
 def _load_subcommands() -> None:
@@ -40,35 +61,63 @@ def _load_subcommands() -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The ``mwz`` argument parser with every registered subcommand."""
     _load_subcommands()
-    parser = argparse.ArgumentParser(prog="mwz", description=(__doc__ or "").splitlines()[0])
+    from mwz_plugins.version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="mwz",
+        description=(__doc__ or "").splitlines()[0],
+        epilog="example:\n  mwz evaluate -i predictions.json -b -s -r\n\n" + ENVIRONMENT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"mwz-eval {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr")
+    parser.add_argument("-q", "--quiet", action="store_true", help="errors only on stderr, no progress bars")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
     groups: dict[str, argparse._SubParsersAction] = {}
     # one-word commands first, then two-word ones ("hub export", "dstc9 score") grouped
     for name, (help_text, add_arguments, run) in sorted(COMMANDS.items(), key=lambda item: len(item[0].split())):
         words = name.split()
+        options: dict[str, Any] = {
+            "help": help_text,
+            "epilog": _epilog(name),
+            "formatter_class": argparse.RawDescriptionHelpFormatter,
+        }
         if len(words) == 1:
-            p = sub.add_parser(name, help=help_text)
+            p = sub.add_parser(name, **options)
         else:
             if words[0] not in groups:
                 g = sub.add_parser(words[0], help=f"{words[0]} commands")
                 groups[words[0]] = g.add_subparsers(dest="subcommand", required=True)
-            p = groups[words[0]].add_parser(words[1], help=help_text)
+            p = groups[words[0]].add_parser(words[1], **options)
         add_arguments(p)
         p.set_defaults(run=run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``mwz`` with ``argv`` (default: the process arguments); returns the exit code."""
+    """Run ``mwz`` with ``argv`` (default: the process arguments); returns the exit code.
+
+    A user error (bad input, missing data or extra) is one line on stderr and exit code 2;
+    ``--debug`` shows its traceback.
+    """
+    import os
+
     parser = build_parser()
     args = parser.parse_args(argv)
-    level = logging.WARNING - 10 * min(args.verbose + 1, 2)
+    if args.quiet:
+        os.environ["MWZ_QUIET"] = "1"  # progress bars read it
+        level = logging.ERROR
+    else:
+        level = logging.WARNING - 10 * min(args.verbose + 1, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         return int(args.run(args))
-    except (ValueError, KeyError, FileNotFoundError, RuntimeError) as error:
-        logger.error("%s", error)
+    except (ValueError, KeyError, OSError, RuntimeError) as error:
+        if args.debug:
+            raise
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        print(f"mwz: error: {message}", file=sys.stderr)
         return 2
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import logging
 
-from mwz_metrics.cli.registry import command, write_json
+from mwz_metrics.cli.registry import command, require_extra, write_json
 
 logger = logging.getLogger("mwz.coherence")
 
@@ -47,8 +47,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
 
 
-@command("coherence", "session coherence (Cheng et al. 2022) of predictions, sessions or gold", _arguments)
+@command(
+    "coherence",
+    "session coherence (Cheng et al. 2022) of predictions, sessions or gold",
+    _arguments,
+    example="mwz coherence -i predictions.json --with-gold",
+)
 def _run(args: argparse.Namespace) -> int:
+    require_extra("coherence", "torch", "sentence_transformers")
     from mwz_metrics.coherence import api
 
     if args.gold:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from mwz_metrics.cli.registry import command, write_json
+from mwz_metrics.cli.registry import command, require_extra, write_json
 
 
 def _score_args(parser: argparse.ArgumentParser) -> None:
@@ -17,8 +17,14 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", default=None, help="write the scores JSON here")
 
 
-@command("dstc9 score", "score a DSTC9 Track 1 entry as the official scorer does", _score_args)
+@command(
+    "dstc9 score",
+    "score a DSTC9 Track 1 entry as the official scorer does",
+    _score_args,
+    example="mwz dstc9 score --entry entry0.json --split test -o scores.json",
+)
 def _score(args: argparse.Namespace) -> int:
+    require_extra("dstc9", "nltk", "jsonschema")
     from mwz_metrics.dstc9 import score_split
 
     with open(args.entry, encoding="utf-8") as f:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import time
 
@@ -49,6 +50,7 @@ def _args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--data-dir", help="a local copy of budzianowski/multiwoz (else MWZ_MIRROR or download)")
     parser.add_argument("-o", "--output", help="write the full result as JSON")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON instead of the table")
 
 
 def _table(result: dict) -> str:
@@ -77,6 +79,7 @@ def _table(result: dict) -> str:
         )
     for warning in result.get("warnings", []):
         lines.append(f"warning: {warning['kind']} x{warning.get('count', 1)}: {warning.get('effect', '')}")
+    lines.append(f"signature: {result['signature']['line']}")
     return "\n".join(lines)
 
 
@@ -93,7 +96,12 @@ def _reference_files(values: list[str]) -> dict[str, str]:
     return out
 
 
-@command("evaluate", "score predictions on the MultiWOZ test set (mwzeval-compatible)", _args)
+@command(
+    "evaluate",
+    "score predictions on the MultiWOZ test set (mwzeval-compatible)",
+    _args,
+    example="mwz evaluate -i predictions.json -b -s -r --json > results.json",
+)
 def run(args: argparse.Namespace) -> int:
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
@@ -129,6 +137,9 @@ def run(args: argparse.Namespace) -> int:
         time.perf_counter() - started,
         ", ".join(f"{k} {v:.2f}s" for k, v in evaluator.timings.items()),
     )
-    print(_table(result))
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(_table(result))
     write_json(result, args.output)
     return 0

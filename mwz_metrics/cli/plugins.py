@@ -13,7 +13,7 @@ def _args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
-@command("plugins", "list the loaded plugins and what each registers", _args)
+@command("plugins", "list the loaded plugins and what each registers", _args, example="mwz plugins --json")
 def run(args: argparse.Namespace) -> int:
     """Print every plugin with its distribution, version and registered items."""
     from mwz_plugins.manager import plugin_infos, registered_by

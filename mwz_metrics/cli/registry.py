@@ -19,16 +19,35 @@ Run = Callable[[argparse.Namespace], int]
 
 # name ("evaluate", or two words such as "dstc9 score") -> (help, add_arguments, run)
 COMMANDS: dict[str, tuple[str, AddArguments, Run]] = {}
+# name -> example command lines shown at the end of its --help
+EXAMPLES: dict[str, str] = {}
 
 
-def command(name: str, help: str, add_arguments: AddArguments) -> Callable[[Run], Run]:
-    """Register the decorated function as the subcommand ``name``."""
+class MissingExtra(RuntimeError):
+    """A command needs an optional extra that is not installed."""
+
+
+def command(name: str, help: str, add_arguments: AddArguments, *, example: str = "") -> Callable[[Run], Run]:
+    """Register the decorated function as the subcommand ``name`` (``example`` goes into its --help)."""
 
     def decorate(run: Run) -> Run:
         COMMANDS[name] = (help, add_arguments, run)
+        if example:
+            EXAMPLES[name] = example
         return run
 
     return decorate
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """Raise :class:`MissingExtra` naming ``extra`` and its pip command if a module is missing."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise MissingExtra(
+            f"this needs the '{extra}' extra ({', '.join(missing)} not installed): pip install 'mwz-eval[{extra}]'"
+        )
 
 
 def write_json(data: object, path: str | None) -> None:
