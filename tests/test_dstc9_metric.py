@@ -118,3 +118,30 @@ def test_evaluate_module_and_cli(use_mirror_module, baseline, tmp_path):
     assert main(["dstc9", "score", "--entry", str(entry_path), "--split", "test", "-o", str(tmp_path / "s.json")]) == 0
     assert official_view(json.loads((tmp_path / "s.json").read_text())) == official_view(direct)
     assert main(["dstc9", "score", "--entry", str(entry_path), "--split", "val"]) == 2  # length mismatch
+
+
+def test_warm_run_needs_neither_nltk_nor_wordnet_parsing(tmp_path, mirror):
+    # Stems and synonyms persist in the cache: a second process scores without importing nltk,
+    # with the same numbers.
+    import subprocess
+    import sys
+
+    entry = shared_path("data", "dstc9", "results", "baseline", "entry0.json")
+    labels = mirror / "alexa/alexa-with-dstc9-track1-dataset/data_eval/test/labels.json"
+    code = (
+        "import json, sys\n"
+        "from mwz_metrics.dstc9 import score, official_view\n"
+        f"entry = json.load(open({str(entry)!r}))[:400]\n"
+        f"labels = json.load(open({str(labels)!r}))[:400]\n"
+        "print(json.dumps({'scores': official_view(score(entry, labels)), 'nltk': 'nltk' in sys.modules}))\n"
+    )
+    env = {**__import__("os").environ, "MWZ_CACHE": str(tmp_path / "cache")}
+
+    def run() -> dict:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    cold, warm = run(), run()
+    assert cold["nltk"] is True and warm["nltk"] is False
+    assert warm["scores"] == cold["scores"]

@@ -10,6 +10,8 @@ Later nltk versions changed the function; this keeps the 3.5 behaviour.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mwz_metrics.dstc9.wordnet import WordNet
 
 ALPHA, BETA, GAMMA = 0.9, 3, 0.5
@@ -22,18 +24,31 @@ class Stemmer:
     non-lowercase input and recursion depth).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
+        from importlib import metadata
+
+        from mwz_metrics.dstc9.memo import PersistentMemo
+
         try:
-            from nltk.stem.porter import PorterStemmer
-        except ImportError as error:
+            self.nltk_version = metadata.version("nltk")
+        except metadata.PackageNotFoundError as error:
             raise ImportError("METEOR needs nltk's Porter stemmer: pip install 'mwz-eval[dstc9]' (or nltk)") from error
-        self._stem = PorterStemmer().stem
+        # Stems persist between runs, so a warm run never imports nltk (seconds).
+        self.memo = PersistentMemo(f"porter-stems-nltk-{self.nltk_version}")
         self._cache: dict[str, str] = {}
+        self._porter: Callable[[str], str] | None = None
+
+    def _compute(self, word: str) -> str:
+        if self._porter is None:
+            from nltk.stem.porter import PorterStemmer
+
+            self._porter = PorterStemmer().stem
+        return self._porter(word)
 
     def __call__(self, word: str) -> str:
         stem = self._cache.get(word)
         if stem is None:
-            stem = self._cache[word] = self._stem(word)
+            stem = self._cache[word] = self.memo.get(word, self._compute)
         return stem
 
 

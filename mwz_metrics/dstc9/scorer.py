@@ -299,16 +299,16 @@ class Scorer:
         }
         if empty_rouge:
             logger.warning("%d pair(s) with an empty normalized response or reference got ROUGE 0", empty_rouge)
+        self.stem.memo.save()  # stems and synonyms of new words, for the next run
+        self.wordnet.save()
         return result
 
     def options(self) -> dict:
-        import nltk
-
         return {
             "normalization": "dstc9 scripts/scores.py _normalize_text",
             "bleu": "nltk 3.5 sentence_bleu, weights 1/n, no smoothing (reimplemented)",
             "meteor": "nltk 3.5 single_meteor_score (reimplemented), alpha 0.9, beta 3, gamma 0.5",
-            "stemmer": f"nltk {nltk.__version__} PorterStemmer (NLTK_EXTENSIONS)",
+            "stemmer": f"nltk {self.stem.nltk_version} PorterStemmer (NLTK_EXTENSIONS)",
             "wordnet": {"location": self.wordnet.location, "sha256": self.wordnet.sha256},
             "rouge": "rouge 1.0.0 Rouge() f (reimplemented); empty normalized text -> 0",
         }

@@ -56,7 +56,9 @@ class WordNetNotFoundError(RuntimeError):
 
 def _nltk_data_dirs() -> list[Path]:
     try:
-        import nltk.data  # optional: only to honour the user's nltk_data paths
+        # optional: only to honour the user's nltk_data paths (importing nltk takes seconds,
+        # so this runs only when neither MWZ_WORDNET nor Debian's WordNet is there)
+        import nltk.data
 
         paths = list(nltk.data.path)
     except ImportError:
@@ -98,13 +100,16 @@ def locate() -> _Files:
     if os.environ.get(WORDNET_ENV):
         folders.append(Path(os.environ[WORDNET_ENV]))
     folders += [Path(d) for d in DEBIAN_DIRS]
-    for corpora in _nltk_data_dirs():
-        folders.append(corpora / "wordnet")
     for folder in folders:
         looked.append(str(folder))
         if all((folder / name).is_file() for name in _REQUIRED):
             return _Files(folder)
-    for corpora in _nltk_data_dirs():
+    nltk_dirs = _nltk_data_dirs()
+    for folder in [corpora / "wordnet" for corpora in nltk_dirs]:
+        looked.append(str(folder))
+        if all((folder / name).is_file() for name in _REQUIRED):
+            return _Files(folder)
+    for corpora in nltk_dirs:
         archive = corpora / "wordnet.zip"
         looked.append(str(archive))
         if archive.is_file():
@@ -125,6 +130,7 @@ class WordNet:
         self._exceptions: dict[str, dict[str, list[str]]] = {}
         self._data: dict[str, bytes] = {}
         digest = hashlib.sha256()
+        self._raw: dict[str, tuple[bytes, bytes]] = {}
         for pos, suffix in _POS_FILES.items():
             index = files.read(f"index.{suffix}")
             data = files.read(f"data.{suffix}")
@@ -132,12 +138,23 @@ class WordNet:
             for blob in (index, data, exc):
                 digest.update(blob)
             self._data[pos] = data
+            self._raw[pos] = (index, exc)
+        self.sha256 = digest.hexdigest()
+        self._synonyms: dict[str, frozenset[str]] = {}
+        from mwz_metrics.dstc9.memo import PersistentMemo
+
+        # Synonyms persist between runs: a warm run never parses the index files (a second).
+        self.memo = PersistentMemo(f"wordnet-synonyms-{self.sha256[:16]}")
+
+    def _parse(self) -> None:
+        if self._index:
+            return
+        for pos, suffix in _POS_FILES.items():
+            index, exc = self._raw[pos]
             self._read_index(index.decode("utf-8"), suffix)
             self._exceptions[pos] = {
                 terms[0]: terms[1:] for terms in (line.split() for line in exc.decode("utf-8").splitlines()) if terms
             }
-        self.sha256 = digest.hexdigest()
-        self._synonyms: dict[str, frozenset[str]] = {}
 
     def _read_index(self, text: str, suffix: str) -> None:
         for number, line in enumerate(text.splitlines(), 1):
@@ -198,15 +215,23 @@ class WordNet:
         cached = self._synonyms.get(word)
         if cached is not None:
             return cached
+        result = frozenset(self.memo.get(word, self._compute_synonyms))
+        self._synonyms[word] = result
+        return result
+
+    def _compute_synonyms(self, word: str) -> list[str]:
+        self._parse()
         lemma = word.lower()
         names = {word}
         for pos in _POS_FILES:
             for form in self._morphy(lemma, pos):
                 for offset in self._index[form].get(pos, []):
                     names.update(n for n in self._lemma_names(pos, offset) if "_" not in n)
-        result = frozenset(names)
-        self._synonyms[word] = result
-        return result
+        return sorted(names)
+
+    def save(self) -> None:
+        """Keep the synonyms looked up so far for the next run."""
+        self.memo.save()
 
 
 @functools.lru_cache(maxsize=1)
