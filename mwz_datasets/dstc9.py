@@ -21,16 +21,10 @@ import json
 import datasets
 
 from mwz_datasets import catalog
+from mwz_datasets.dstc9_files import DB_FILE as _DB
+from mwz_datasets.dstc9_files import INSTANCE_FILES as _SPLITS
+from mwz_datasets.dstc9_files import KNOWLEDGE_FILES as _KNOWLEDGE
 from mwz_datasets.sources import resolve
-
-_SPLITS = {
-    # split name -> (logs, labels, knowledge)
-    "train": ("data/train/logs.json", "data/train/labels.json", "data/knowledge.json"),
-    "validation": ("data/val/logs.json", "data/val/labels.json", "data/knowledge.json"),
-    "test": ("data_eval/test/logs.json", "data_eval/test/labels.json", "data_eval/knowledge.json"),
-}
-_KNOWLEDGE = {"train": "data/knowledge.json", "test": "data_eval/knowledge.json"}
-_DB = "data_eval/db.json"
 
 _SNIPPET = {
     "domain": datasets.Value("string"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from mwz_metrics.dstc9.data import load_split
+from mwz_datasets.dstc9_files import load_split
 from mwz_metrics.dstc9.scorer import default_scorer
 from mwz_metrics.signature import source_checksums
 from mwz_plugins.version import __version__

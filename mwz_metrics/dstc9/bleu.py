@@ -31,12 +31,6 @@ def precision_counts(ref_counts: list[Counter], hyp_counts: list[Counter]) -> li
     return result
 
 
-def bleu_scores(reference: list[str], hypothesis: list[str], max_order: int = MAX_ORDER) -> list[float]:
-    """BLEU-1..BLEU-max_order of one hypothesis against one reference."""
-    counts = precision_counts(ngram_counts(reference, max_order), ngram_counts(hypothesis, max_order))
-    return bleu_from_counts(counts, len(reference), len(hypothesis))
-
-
 def bleu_from_counts(counts: list[tuple[int, int]], ref_len: int, hyp_len: int) -> list[float]:
     max_order = len(counts)
     if counts[0][0] == 0:

@@ -116,12 +116,3 @@ def rouge_from_tokens(
         _f(overlaps[1], max(h - 1, 0), max(r - 1, 0)),
         2.0 * ((precision * recall) / (precision + recall + 1e-8)),
     )
-
-
-def rouge_scores(hypothesis: str, reference: str) -> tuple[float, float, float] | None:
-    """(ROUGE-1 F, ROUGE-2 F, ROUGE-L F), or None where the package would raise."""
-    hyp_sents, ref_sents = sentences(hypothesis), sentences(reference)
-    if not hyp_sents or not ref_sents:
-        return None
-    hyp_words, ref_words = _words(hyp_sents), _words(ref_sents)
-    return rouge_n(hyp_words, ref_words, 1), rouge_n(hyp_words, ref_words, 2), rouge_l(hyp_sents, ref_sents)

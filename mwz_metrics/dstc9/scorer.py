@@ -16,9 +16,7 @@ Differences from the official scorer, on input it cannot handle:
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 from collections.abc import Mapping, Sequence
 
 from mwz_metrics.dstc9 import wordnet as wordnet_module
@@ -350,18 +348,3 @@ def score(entry, labels, *, knowledge=None, schema=None, by_source=True) -> dict
 def official_view(result: Mapping) -> dict:
     """Only the keys of an official ``*.score.json``."""
     return {key: dict(result[key]) for key in ("detection", "selection", "generation")}
-
-
-def max_abs_diff(result: Mapping, official: Mapping) -> float:
-    """Largest |difference| over the official score keys (inf if a key is missing)."""
-    worst = 0.0
-    for group, values in official.items():
-        for key, value in values.items():
-            mine = result.get(group, {}).get(key)
-            worst = max(worst, math.inf if mine is None else abs(mine - value))
-    return worst
-
-
-def load_json(path) -> object:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)

@@ -5,8 +5,8 @@ import json
 import datasets
 import evaluate
 
+from mwz_datasets.dstc9_files import load_split
 from mwz_metrics.dstc9 import score, score_split
-from mwz_metrics.dstc9.data import load_split
 
 _CITATION = """\
 @article{kim2020domain,

@@ -1,4 +1,10 @@
-"""The labels, knowledge and schema of a split, through the pinned sources."""
+"""The DSTC9 Track 1 upstream file layout, and the records the scorer reads.
+
+This module is the one owner of where alexa/alexa-with-dstc9-track1-dataset keeps its
+files: the ``datasets`` builder (:mod:`mwz_datasets.dstc9`) and the metrics
+(:mod:`mwz_metrics.dstc9`) ask it for paths and records. It imports no ``datasets``, so
+scoring stays light.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,17 @@ from collections.abc import Mapping
 from mwz_datasets import catalog
 from mwz_datasets.sources import ResolvedFile, resolve
 
-# split -> (labels, knowledge, output schema) paths in the upstream repository
+# builder split -> (logs, labels, knowledge) paths in the upstream repository
+INSTANCE_FILES = {
+    "train": ("data/train/logs.json", "data/train/labels.json", "data/knowledge.json"),
+    "validation": ("data/val/logs.json", "data/val/labels.json", "data/knowledge.json"),
+    "test": ("data_eval/test/logs.json", "data_eval/test/labels.json", "data_eval/knowledge.json"),
+}
+# knowledge split -> path; the San Francisco database
+KNOWLEDGE_FILES = {"train": "data/knowledge.json", "test": "data_eval/knowledge.json"}
+DB_FILE = "data_eval/db.json"
+
+# scorer split -> (labels, knowledge, output schema) paths in the upstream repository
 SPLIT_FILES = {
     "train": ("data/train/labels.json", "data/knowledge.json", "data/output_schema.json"),
     "val": ("data/val/labels.json", "data/knowledge.json", "data/output_schema.json"),
@@ -20,6 +36,8 @@ SPLIT_FILES = {
 
 @dataclasses.dataclass(frozen=True)
 class SplitData:
+    """The labels, knowledge and output schema of a split, with the files they came from."""
+
     split: str
     labels: list
     knowledge: Mapping
@@ -27,6 +45,7 @@ class SplitData:
     files: tuple[ResolvedFile, ...]
 
     def signature(self) -> list[dict]:
+        """Provenance of the files, for a result's signature."""
         return [f.signature() for f in self.files]
 
 
