@@ -371,6 +371,99 @@ for _style, _blob in MWZEVAL_REFERENCE_BLOBS.items():
     _ref = _f(MWZEVAL_REPO, f"mwzeval/data/references/{_style}.json", size=None, sha256=None, git_blob=_blob)
     FILES[(_ref.repo, _ref.path)] = _ref
 
+# The published systems' test outputs that mwzeval ships (predictions/<system>.json at @7f19ee0):
+# system -> (size, sha256, git blob id).
+MWZEVAL_PREDICTIONS: dict[str, tuple[int, str, str]] = {
+    "augpt": (
+        2974046,
+        "c642e5eeec966871fbf25f9d9dc99f3acca885b5b4b54043af02540742d17165",
+        "f4055c1ae86c6ec2b5a292e8c575e9e936a51f0b",
+    ),
+    "damd": (
+        2415309,
+        "26ed05b82fb12579e89ab69b833b0442e0e0208dbeb028f25bf16284cd84e455",
+        "771adff7aa881af62e1a3078dd719f85bc0024b9",
+    ),
+    "dots": (
+        3065260,
+        "59bc49b2b7ec73089c1e541fc03eece1c7d86bf30b471553cbc5f7d9e4253248",
+        "1535e0a11a1a49382a411e9eb1de9206d80056e5",
+    ),
+    "galaxy-e2e": (
+        1894910,
+        "1719cbe457e11ca55753691688e62c6273f14f5b5d47b5f6806015fc8fa98bfa",
+        "5f4174619d0540f8a78a69682eacd9d169b06de1",
+    ),
+    "galaxy-policy": (
+        770127,
+        "0eb6dea6830537456ed0cedc53768655c82d4b04a83b7fb43637c3ca245f8206",
+        "f58cf1362b4e27b91a83010ba29c281467db3413",
+    ),
+    "hdno": (
+        1277385,
+        "a141857c49d3afc0e8bbce340642dba69f67cb5bd2e31428e9998f4f8f3ea3a4",
+        "6ebc23b07a16f9f9b53e82d2b138208b0250e5c2",
+    ),
+    "hdsa": (
+        1265234,
+        "9c74887b359e16e3e4fa7b726e2f2439c3e9f08b07c6eb216e960dd6526b628d",
+        "1d91b8f133e17eb1953a992b411ea30ec452bd21",
+    ),
+    "labes": (
+        2407499,
+        "086b4dcf63bfd6cffe629a3d0debd7139da68913b5bc90717d2ddfa1e41732d9",
+        "9fae79dd080a74d790ecc146da3d30e80ae65ff3",
+    ),
+    "lava": (
+        1342543,
+        "431fdc943fed06b2d00f68ada3ab40ec07a6faad6d7799424654affbe5fdfca8",
+        "ce06fc014df7c6ec93db71ee18f409b0d47860cf",
+    ),
+    "marco": (
+        1369463,
+        "2015bab238f2c2267935f4d6d49c1e66df4f2d0cab75025ce235391f57bb2ddd",
+        "786f60d8277a9609eddb04c8ccb176e1e8ad48b1",
+    ),
+    "mintl": (
+        2643080,
+        "0fd0034ef01b0e3605231ee0993e67c752c713de031052d85664b802267a2d8b",
+        "c49e9e783c35ae6c553a62ef1a444e716baa0d82",
+    ),
+    "pptod": (
+        3324249,
+        "c2609d951f0fd176b70bee6733113048d16748fefd9d2193d54c5df5f69c5a89",
+        "5bab779d149dc833df1e789e52faf1b4e98d9d66",
+    ),
+    "sfn": (
+        1372983,
+        "a438b919ae09266eb036e5dba6749c494e26bb330c774c8ebad60f708971e101",
+        "b1673ec25c088f14aae55b8fcfc543e94e2725ed",
+    ),
+    "soloist": (
+        2693815,
+        "2a42b6e408127053407b15635352c3becfa5ae6b68c06ec4bd1757fd2f085a3e",
+        "a033b7c9a1898e1db72fcff639b60f14b7240717",
+    ),
+    "ubar": (
+        2652383,
+        "957b614c64e5e06e08011fc0da0380ef35eb7de1a842581e45e2f8ce0518ebf8",
+        "6540620467323f0963660b746e1f98be6087ba51",
+    ),
+    "uniconv": (
+        2911122,
+        "3bb3579970cd8d8e1d41975f9f7e19e26bc0e2a88af27f4126cc99d4a9a942bd",
+        "7ff2b8f33dc2833037c3e1fc66fabf6c42a4b062",
+    ),
+}
+for _system, (_size, _sha, _blob) in MWZEVAL_PREDICTIONS.items():
+    _pred = _f(MWZEVAL_REPO, f"predictions/{_system}.json", size=_size, sha256=_sha, git_blob=_blob)
+    FILES[(_pred.repo, _pred.path)] = _pred
+
+
+def published_predictions() -> dict[str, Source]:
+    """The pinned sources of mwzeval's published predictions, by system name."""
+    return {system: source(MWZEVAL_REPO, f"predictions/{system}.json") for system in MWZEVAL_PREDICTIONS}
+
 
 def source(repo: str, path: str) -> Source:
     """The pinned source of ``path`` in ``repo``."""

@@ -10,7 +10,7 @@ from mwz_plugins.version import __version__
 
 install()
 
-__all__ = ["Evaluator", "install", "script_path", "__version__"]
+__all__ = ["Evaluator", "compare", "install", "script_path", "__version__"]
 
 
 def __getattr__(name: str) -> object:
@@ -19,4 +19,8 @@ def __getattr__(name: str) -> object:
         from mwz_metrics.multiwoz.evaluator import Evaluator
 
         return Evaluator
+    if name == "compare":
+        from mwz_metrics.comparison import compare
+
+        return compare
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

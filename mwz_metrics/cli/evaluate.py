@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import time
+from typing import Any
 
 from mwz_metrics.cli.registry import command, write_json
 
@@ -18,12 +19,19 @@ def _args(parser: argparse.ArgumentParser) -> None:
     source.add_argument(
         "--oracle", action="store_true", help="score the MultiWOZ 2.2 references themselves (gold states)"
     )
+    add_metric_arguments(parser)
+    parser.add_argument("--per-dialogue", action="store_true", help="include per-dialogue inform/success")
+    parser.add_argument("-o", "--output", help="write the full result as JSON")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON instead of the table")
+
+
+def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
+    """The metric and option flags shared by ``mwz evaluate`` and ``mwz compare``."""
     parser.add_argument("-b", "--bleu", action="store_true", help="BLEU per delexicalization style")
     parser.add_argument("-s", "--success", action="store_true", help="Inform and Success rates")
     parser.add_argument("-r", "--richness", action="store_true", help="lexical richness")
     parser.add_argument("--dst", action="store_true", help="dialogue state tracking (joint accuracy, slot F1)")
     parser.add_argument("--gold-states", action="store_true", help="Inform/Success with MultiWOZ 2.2 gold states")
-    parser.add_argument("--per-dialogue", action="store_true", help="include per-dialogue inform/success")
     parser.add_argument(
         "--chain",
         default="mwzeval",
@@ -49,8 +57,21 @@ def _args(parser: argparse.ArgumentParser) -> None:
         help="extra BLEU style NAME from a reference file in mwzeval's format (repeatable)",
     )
     parser.add_argument("--data-dir", help="a local copy of budzianowski/multiwoz (else MWZ_MIRROR or download)")
-    parser.add_argument("-o", "--output", help="write the full result as JSON")
-    parser.add_argument("--json", action="store_true", help="print the full result as JSON instead of the table")
+
+
+def evaluator_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Evaluator keyword arguments from the flags of :func:`add_metric_arguments` (metrics excluded)."""
+    return {
+        "gold_states": args.gold_states,
+        "chain": args.chain,
+        "styles": args.styles,
+        "data_dir": args.data_dir,
+        "reference_files": _reference_files(args.reference_file),
+        "matching": args.matching,
+        "name_constraints": args.name_constraints,
+        "active_domains": args.active_domains,
+        "optimistic": args.optimistic,
+    }
 
 
 def _table(result: dict) -> str:
@@ -113,16 +134,8 @@ def run(args: argparse.Namespace) -> int:
         success=args.success,
         richness=args.richness,
         dst=args.dst,
-        gold_states=args.gold_states,
-        chain=args.chain,
-        styles=args.styles,
         per_dialogue=args.per_dialogue,
-        data_dir=args.data_dir,
-        reference_files=_reference_files(args.reference_file),
-        matching=args.matching,
-        name_constraints=args.name_constraints,
-        active_domains=args.active_domains,
-        optimistic=args.optimistic,
+        **evaluator_options(args),
     )
     started = time.perf_counter()
     if args.oracle:

@@ -27,6 +27,28 @@ def _scorer(references: list[str]):
     return scorer
 
 
+_SEGMENTS: OrderedDict[tuple, list] = OrderedDict()
+
+
+def segment_statistics(flat_references: list[str], flat_hypotheses: list[str]) -> tuple[Any, list]:
+    """The (cached) scorer of a reference corpus and sacrebleu's per-segment statistics of the
+    hypotheses: corpus BLEU, per-group BLEU and the paired bootstrap all sum these, so each
+    system's segments are tokenized and counted once."""
+    scorer = _scorer(flat_references)
+    key = (id(scorer), len(flat_hypotheses), hash(tuple(flat_hypotheses)))
+    segments = _SEGMENTS.get(key)
+    if segments is None:
+        segments = _SEGMENTS[key] = scorer._extract_corpus_statistics(flat_hypotheses, None)
+        while len(_SEGMENTS) > _MAX_SCORERS:
+            _SEGMENTS.popitem(last=False)
+    return scorer, segments
+
+
+def score_of(scorer: Any, segments: Sequence[Sequence[int]]) -> float:
+    """BLEU of summed segment statistics (exactly sacrebleu's corpus BLEU for all of them)."""
+    return scorer._compute_score_from_stats([sum(column) for column in zip(*segments)]).score
+
+
 def bleu(
     hypotheses: Mapping[str, Sequence[str]], references: Mapping[str, Mapping[str, Sequence[str]]]
 ) -> tuple[dict[str, float], str]:
@@ -42,8 +64,8 @@ def bleu(
     signature = ""
     for style, per_dialogue in references.items():
         flat_references = [r for key in keys for r in per_dialogue[key][: len(hypotheses[key])]]
-        scorer = _scorer(flat_references)
-        scores[style] = scorer.corpus_score(flat_hypotheses, None).score
+        scorer, segments = segment_statistics(flat_references, flat_hypotheses)
+        scores[style] = score_of(scorer, segments)
         signature = str(scorer.get_signature())
     return scores, signature
 
@@ -90,14 +112,19 @@ def grouped_bleu(
     Used for error analysis: per-domain BLEU (turns grouped by active domain) and
     per-dialogue BLEU (the turns of one dialogue). Returns ``{style: {group: BLEU}}``.
     """
-    from sacrebleu.metrics import BLEU
-
-    scorer = BLEU()
     out: dict[str, dict[str, float]] = {}
+    keys = list(hypotheses)
+    flat_hypotheses = [h for key in keys for h in hypotheses[key]]
+    position = {}
+    for key in keys:
+        for index in range(len(hypotheses[key])):
+            position[(key, index)] = len(position)
     for style, per_dialogue in references.items():
+        # Segment statistics once per style, summed per group: each group's BLEU equals
+        # sacrebleu's corpus BLEU of its turns (same sums), without a scorer per group.
+        flat_references = [r for key in keys for r in per_dialogue[key][: len(hypotheses[key])]]
+        scorer, segments = segment_statistics(flat_references, flat_hypotheses)
         out[style] = {}
         for group, turns in groups.items():
-            hyps = [hypotheses[key][index] for key, index in turns]
-            refs = [per_dialogue[key][index] for key, index in turns]
-            out[style][group] = scorer.corpus_score(hyps, [refs]).score
+            out[style][group] = score_of(scorer, [segments[position[(key, index)]] for key, index in turns])
     return out

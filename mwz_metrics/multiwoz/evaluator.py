@@ -109,6 +109,7 @@ class Evaluator:
         self.testset = testset or TestSet(chain=chain, styles=styles, data_dir=data_dir)
         self.normalizer = self.testset.normalizer
         self.timings: dict[str, float] = {}
+        self.last_bleu_inputs: tuple[dict[str, list[str]], dict[str, Mapping[str, Any]]] | None = None
         self.bleu_styles: list[str] = []
 
     def _timed(self, name: str, started: float) -> float:
@@ -167,6 +168,8 @@ class Evaluator:
             self.bleu_styles = [n for n in refs if n not in self.reference_checksums]
             scores, bleu_signature = bleu_lib.bleu(hypotheses, refs)
             result["bleu"] = scores
+            # kept for paired resampling (mwz_metrics.comparison): the exact inputs of this BLEU
+            self.last_bleu_inputs = (hypotheses, refs)
             if opts.per_dialogue:
                 result["bleu_details"] = self._bleu_details(preds, hypotheses, refs, has_domains, has_states)
             t = self._timed("bleu", t)

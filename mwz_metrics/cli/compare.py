@@ -1,0 +1,100 @@
+"""``mwz compare``: several systems in one process, with intervals, p-values, tables and a plot."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import logging
+from pathlib import Path
+
+from mwz_metrics.cli.evaluate import add_metric_arguments, evaluator_options
+from mwz_metrics.cli.registry import command, require_extra
+
+logger = logging.getLogger("mwz.compare")
+
+
+def _args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-i",
+        "--input",
+        action="append",
+        default=[],
+        metavar="[NAME=]PATH",
+        help="predictions file, a folder of them, or NAME=PATH (repeatable)",
+    )
+    parser.add_argument("--published", action="store_true", help="add mwzeval's published systems (pinned files)")
+    add_metric_arguments(parser)
+    parser.add_argument("--all", action="store_true", help="every metric but coherence (BLEU, Success, richness)")
+    parser.add_argument("--baseline", help="system to test the others against (paired bootstrap p-values)")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument(
+        "--format", default="table", choices=("table", "markdown", "latex", "csv", "json", "html"), help="output"
+    )
+    parser.add_argument("-o", "--output", help="write the rendered comparison here instead of stdout")
+    parser.add_argument("--per-dialogue", metavar="CSV", help="per-dialogue Inform/Success/BLEU as CSV")
+    parser.add_argument(
+        "--plot", metavar="PNG", help="Inform/Success with intervals and BLEU vs Success (extra 'plot')"
+    )
+
+
+@command(
+    "compare",
+    "compare systems: every metric in one process, 95%% intervals and p-values, tables and a plot",
+    _args,
+    example="mwz compare -i ubar.json -i mine=out/mine.json --published --baseline ubar --format latex",
+)
+def run(args: argparse.Namespace) -> int:
+    """Score the systems, print or write the comparison, the per-dialogue CSV and the plot."""
+    from mwz_metrics.comparison import compare, published_systems, resolve_inputs
+
+    systems: dict[str, object] = dict(resolve_inputs(args.input))
+    if args.published:
+        for name, path in published_systems(args.data_dir).items():
+            systems.setdefault(name, path)
+    if not systems:
+        raise ValueError("nothing to compare: give -i PATH (repeatable) or --published")
+    if args.all or not (args.bleu or args.success or args.richness or args.dst):
+        args.bleu = args.success = args.richness = True
+    if args.plot or args.format == "html":
+        if args.plot:
+            require_extra("plot", "matplotlib")
+    result = compare(
+        systems,  # type: ignore[arg-type]
+        bleu=args.bleu,
+        success=args.success,
+        richness=args.richness,
+        dst=args.dst,
+        baseline=args.baseline,
+        resamples=args.resamples,
+        seed=args.seed,
+        per_dialogue=bool(args.per_dialogue),
+        evaluator_options=evaluator_options(args),
+    )
+    image = None
+    if args.plot or args.format == "html":
+        import importlib.util
+
+        if args.plot or importlib.util.find_spec("matplotlib") is not None:
+            from mwz_metrics.comparison.plot import png
+
+            image = png(result)
+    if args.plot and image is not None:
+        Path(args.plot).write_bytes(image)
+        logger.info("wrote %s", args.plot)
+    from mwz_metrics.comparison.formats import render
+
+    text = render(result, args.format, image)
+    if args.output:
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        logger.info("wrote %s", args.output)
+    else:
+        print(text)
+    if args.per_dialogue:
+        with open(args.per_dialogue, "w", newline="", encoding="utf-8") as f:
+            fields = list(dict.fromkeys(k for row in result.per_dialogue for k in row))
+            writer = csv.DictWriter(f, fields)
+            writer.writeheader()
+            writer.writerows(result.per_dialogue)
+        logger.info("wrote %s", args.per_dialogue)
+    return 0

@@ -1,0 +1,266 @@
+"""Compare systems as papers do: one process, shared references, significance, tables, a plot.
+
+>>> from mwz_metrics.comparison import compare
+>>> table = compare({"ubar": "ubar.json", "mttod": "mttod.json"}, baseline="ubar")  # doctest: +SKIP
+>>> table.rows[0]  # doctest: +SKIP
+{'system': 'ubar', 'metric': 'inform', 'domain': 'total', 'value': 83.4, ...}
+
+Every system is scored by one :class:`~mwz_metrics.multiwoz.evaluator.Evaluator`, so the
+references, goals, database and memoized queries are loaded once; each system's numbers are
+exactly those of ``mwz evaluate`` with the same options. Inform, Success and BLEU get a 95%
+confidence interval from a paired bootstrap over dialogues (:mod:`.bootstrap`) and, against a
+baseline, a p-value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mwz_metrics.comparison import bootstrap
+from mwz_metrics.multiwoz.inputs import InputError
+
+logger = logging.getLogger(__name__)
+
+RICHNESS_KEYS = ("entropy", "cond_entropy", "msttr", "avg_lengths", "num_unigrams", "num_bigrams", "num_trigrams")
+
+__all__ = ["Comparison", "compare", "published_systems", "resolve_inputs"]
+
+
+@dataclasses.dataclass
+class Comparison:
+    """A tidy table: one row per system, metric and domain, with intervals and p-values."""
+
+    systems: list[str]
+    rows: list[dict[str, Any]]
+    signature: dict[str, Any]
+    baseline: str | None = None
+    per_dialogue: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    results: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict, repr=False)
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def value(self, system: str, metric: str, domain: str = "total") -> Any:
+        """The value of one cell (KeyError when absent)."""
+        for row in self.rows:
+            if (row["system"], row["metric"], row["domain"]) == (system, metric, domain):
+                return row["value"]
+        raise KeyError((system, metric, domain))
+
+    def columns(self) -> list[str]:
+        """The metrics of the wide table (totals), in display order."""
+        seen: list[str] = []
+        for row in self.rows:
+            if row["domain"] == "total" and row["metric"] not in seen:
+                seen.append(row["metric"])
+        return seen
+
+    def render(self, fmt: str = "table") -> str:
+        """The comparison as text: ``table``, ``markdown``, ``latex``, ``csv``, ``json`` or ``html``."""
+        from mwz_metrics.comparison import formats
+
+        return formats.render(self, fmt)
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON form: systems, rows, baseline, bootstrap settings and the signature."""
+        return {
+            "systems": self.systems,
+            "baseline": self.baseline,
+            "bootstrap": self.settings,
+            "rows": self.rows,
+            "signature": self.signature,
+        }
+
+
+def published_systems(data_dir: str | None = None) -> dict[str, Path]:
+    """mwzeval's published predictions (pinned, verified; ``MWZ_MIRROR`` and the cache apply)."""
+    from mwz_datasets import catalog, sources
+
+    pinned = catalog.published_predictions()
+    resolved = sources.resolve(list(pinned.values()), data_dir=data_dir)
+    return {system: resolved[source.path].path for system, source in pinned.items()}
+
+
+def resolve_inputs(specs: list[str]) -> dict[str, Path]:
+    """``name=path``, a file (named by its stem) or a folder (every ``*.json`` in it) -> name: path."""
+    systems: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if sep and name and not Path(spec).exists():
+            paths = {name: Path(path)}
+        else:
+            target = Path(spec)
+            if target.is_dir():
+                paths = {p.stem: p for p in sorted(target.glob("*.json"))}
+                if not paths:
+                    raise InputError(f"{target}: no *.json predictions in this folder")
+            else:
+                paths = {target.stem: target}
+        for system, file in paths.items():
+            if not file.is_file():
+                raise InputError(f"{file}: no such predictions file (system {system})")
+            if system in systems:
+                raise InputError(f"system name {system!r} given twice ({systems[system]} and {file}); use name=path")
+            systems[system] = file
+    return systems
+
+
+def _bleu_statistics(evaluator: Any) -> dict[str, tuple[dict[str, list[int]], Any]]:
+    """Per-dialogue sacrebleu statistics of the last evaluation and the score function, per style."""
+    from mwz_metrics.multiwoz.bleu import score_of, segment_statistics
+
+    hypotheses, references = evaluator.last_bleu_inputs
+    order = list(hypotheses)
+    flat_hyps = [h for key in order for h in hypotheses[key]]
+    out = {}
+    for style, per_dialogue in references.items():
+        flat_refs = [r for key in order for r in per_dialogue[key][: len(hypotheses[key])]]
+        scorer, segments = segment_statistics(flat_refs, flat_hyps)
+        by_dialogue: dict[str, list[int]] = {}
+        position = 0
+        for key in order:
+            n = len(hypotheses[key])
+            rows = segments[position : position + n]
+            position += n
+            by_dialogue[key] = [sum(column) for column in zip(*rows)] if rows else [0] * len(segments[0])
+        out[style] = (by_dialogue, lambda stats, s=scorer: score_of(s, [stats]))
+    return out
+
+
+def compare(
+    systems: Mapping[str, str | Path | Mapping[str, Any]],
+    *,
+    bleu: bool = True,
+    success: bool = True,
+    richness: bool = True,
+    dst: bool = False,
+    baseline: str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    per_dialogue: bool = False,
+    evaluator_options: Mapping[str, Any] | None = None,
+) -> Comparison:
+    """Score every system with one shared evaluator and compare them (see the module docstring).
+
+    ``systems``: name -> predictions (a path or mwzeval's mapping). ``evaluator_options``: what
+    :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` takes beside the metrics (``styles``,
+    ``chain``, ``reference_files``, Success variants, ``data_dir``...).
+    """
+    from mwz_metrics.multiwoz.evaluator import Evaluator
+
+    if not systems:
+        raise InputError("nothing to compare: give at least one system")
+    if baseline is not None and baseline not in systems:
+        raise InputError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
+    evaluator = Evaluator(
+        bleu=bleu, success=success, richness=richness, dst=dst, per_dialogue=True, **dict(evaluator_options or {})
+    )
+    results: dict[str, dict[str, Any]] = {}
+    statistics: dict[str, dict[str, tuple[dict[str, list[int]], Any]]] = {}
+    keys_of: dict[str, list[str]] = {}
+    for name, predictions in systems.items():
+        logger.info("scoring %s", name)
+        try:
+            result = evaluator.evaluate(str(predictions) if isinstance(predictions, Path) else predictions)
+        except InputError as error:
+            raise InputError(f"system {name}: {error}") from None
+        results[name] = result
+        keys_of[name] = list(result["success"]["per_dialogue"]) if success else []
+        if bleu:
+            hypotheses, _ = evaluator.last_bleu_inputs  # type: ignore[misc]
+            keys_of[name] = keys_of[name] or list(hypotheses)
+            statistics[name] = _bleu_statistics(evaluator)
+    names = list(systems)
+    common = sorted(set.intersection(*(set(keys_of[n]) for n in names))) if any(keys_of.values()) else []
+
+    samples: dict[tuple[str, str], Any] = {}
+    if common and resamples > 0:
+        scorers: dict[tuple[str, str], bootstrap.ScoreOf] = {}
+        for name in names:
+            result = results[name]
+            if success:
+                outcomes = result["success"]["per_dialogue"]
+                for metric in ("inform", "success"):
+                    # counted as mwzeval's rates count (success_lib.aggregate): a dialogue counts when
+                    # either dict has a "total", and a missing outcome is a failure
+                    values = [
+                        float(outcomes[k][metric].get("total", 0))
+                        if "total" in outcomes[k]["inform"] or "total" in outcomes[k]["success"]
+                        else float("nan")
+                        for k in common
+                    ]
+                    scorers[(name, metric)] = bootstrap.rate(values)
+            if bleu:
+                for style, (by_dialogue, compute) in statistics[name].items():
+                    matrix = np.array([by_dialogue[k] for k in common], dtype=np.int64)
+                    scorers[(name, f"bleu:{style}")] = bootstrap.bleu(matrix, compute)
+        weights = bootstrap.resample_weights(len(common), resamples, seed)
+        samples = {key: scorer(weights) for key, scorer in scorers.items()}
+
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        result = results[name]
+
+        def add(metric: str, domain: str, value: Any, name: str = name) -> None:
+            row: dict[str, Any] = {"system": name, "metric": metric, "domain": domain, "value": value}
+            if domain == "total" and (name, metric) in samples:
+                row["ci_low"], row["ci_high"] = bootstrap.confidence_interval(samples[(name, metric)])
+                if baseline is not None and name != baseline and (baseline, metric) in samples:
+                    observed = _exact(results[name], metric) - _exact(results[baseline], metric)
+                    row["p_value"] = bootstrap.p_value(samples[(name, metric)], samples[(baseline, metric)], observed)
+            rows.append(row)
+
+        if success:
+            for metric in ("inform", "success"):
+                for domain, value in result["success"][metric].items():
+                    add(metric, domain, value)
+        if bleu:
+            for style, value in result["bleu"].items():
+                add(f"bleu:{style}", "total", value)
+        if richness:
+            for key in RICHNESS_KEYS:
+                add(f"richness:{key}", "total", result["richness"][key])
+        if dst:
+            for key in ("joint_accuracy", "slot_f1"):
+                add(f"dst:{key}", "total", result["dst"][key])
+
+    dialogue_rows: list[dict[str, Any]] = []
+    if per_dialogue:
+        for name in names:
+            result = results[name]
+            outcomes = result["success"]["per_dialogue"] if success else {}
+            for key in sorted(keys_of[name]):
+                row: dict[str, Any] = {"system": name, "dialogue": key}
+                if success:
+                    row["inform"] = outcomes[key]["inform"].get("total", "")
+                    row["success"] = outcomes[key]["success"].get("total", "")
+                    row["active_domains"] = " ".join(sorted({d for t in outcomes[key]["active_domains"] for d in t}))
+                if bleu:
+                    for style, (by_dialogue, compute) in statistics[name].items():
+                        row[f"bleu:{style}"] = compute(by_dialogue[key])
+                dialogue_rows.append(row)
+
+    lines = {r["signature"]["line"] for r in results.values()}
+    signature = dict(next(iter(results.values()))["signature"])
+    if len(lines) > 1:  # systems with and without states, say: name every line
+        signature["line"] = " ; ".join(sorted(lines))
+    return Comparison(
+        systems=names,
+        rows=rows,
+        signature=signature,
+        baseline=baseline,
+        per_dialogue=dialogue_rows,
+        results=results,
+        settings={"resamples": resamples, "seed": seed, "dialogues": len(common), "level": 0.95},
+    )
+
+
+def _exact(result: Mapping[str, Any], metric: str) -> float:
+    """The unrounded full-sample value the bootstrap resamples around."""
+    if metric in ("inform", "success"):
+        return float(result["success"]["exact"][metric]["total"])
+    return float(result["bleu"][metric.split(":", 1)[1]])

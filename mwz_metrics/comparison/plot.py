@@ -1,0 +1,59 @@
+"""The picture: Inform/Success per system with their intervals, and BLEU against Success."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mwz_metrics.comparison import Comparison
+
+
+def png(comparison: Comparison, style: str | None = None) -> bytes:
+    """A PNG with two panels; ``style`` is the BLEU style on the x axis (default: mwz22, else the first)."""
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise RuntimeError("--plot needs the 'plot' extra (matplotlib): pip install 'mwz-eval[plot]'") from error
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = {(r["system"], r["metric"]): r for r in comparison.rows if r["domain"] == "total"}
+    systems = comparison.systems
+    styles = [m for m in comparison.columns() if m.startswith("bleu:")]
+    chosen = f"bleu:{style}" if style else ("bleu:mwz22" if "bleu:mwz22" in styles else (styles[0] if styles else None))
+    panels = 2 if chosen else 1
+    figure, axes = plt.subplots(1, panels, figsize=(6 + 0.5 * len(systems) + 5 * (panels - 1), 4.5), squeeze=False)
+    left = axes[0][0]
+    width = 0.4
+    for offset, metric, color in ((-width / 2, "inform", "#4878d0"), (width / 2, "success", "#ee854a")):
+        values = [rows.get((s, metric), {}).get("value", 0.0) for s in systems]
+        # the shown value is mwzeval's rounded rate, so an interval edge can sit a hair inside it
+        low = [max(0.0, values[i] - rows.get((s, metric), {}).get("ci_low", values[i])) for i, s in enumerate(systems)]
+        high = [
+            max(0.0, rows.get((s, metric), {}).get("ci_high", values[i]) - values[i]) for i, s in enumerate(systems)
+        ]
+        positions = [i + offset for i in range(len(systems))]
+        left.bar(positions, values, width, yerr=[low, high], capsize=3, label=metric.capitalize(), color=color)
+    left.set_xticks(range(len(systems)))
+    left.set_xticklabels(systems, rotation=45, ha="right")
+    left.set_ylabel("%")
+    left.set_ylim(0, 100)
+    left.set_title("Inform and Success (95% CI)")
+    left.legend(loc="lower right")
+    if panels == 2 and chosen:
+        right = axes[0][1]
+        for s in systems:
+            x, y = rows.get((s, chosen), {}).get("value"), rows.get((s, "success"), {}).get("value")
+            if x is None or y is None:
+                continue
+            right.scatter([x], [y], color="#4878d0")
+            right.annotate(s, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        right.set_xlabel(f"BLEU ({chosen.split(':', 1)[1]})")
+        right.set_ylabel("Success (%)")
+        right.set_title("BLEU against Success")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    return buffer.getvalue()

@@ -1,0 +1,178 @@
+"""``mwz compare``: each system's numbers exactly as ``mwz evaluate``, every format, bootstrap, plot, HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import REQUIRE_SHARED, shared_path
+
+from mwz_metrics.comparison import bootstrap, compare
+from mwz_metrics.comparison.formats import render
+from mwz_metrics.multiwoz.evaluator import Evaluator
+
+SYSTEMS = ("ubar", "damd", "augpt")  # systems with states and mwzeval parity targets
+
+
+@pytest.fixture(scope="module")
+def scored(mirror):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MWZ_MIRROR", str(mirror))
+        paths = {name: shared_path("data", "mwzeval", "predictions", f"{name}.json") for name in SYSTEMS}
+        paths["ubar-copy"] = paths["ubar"]
+        options = {"styles": ["hdsa"]}  # a reference-file style the mirror holds
+        comparison = compare(paths, baseline="ubar", resamples=200, seed=7, evaluator_options=options)
+        single = {name: Evaluator(styles=["hdsa"]).evaluate(str(paths[name])) for name in SYSTEMS}
+        again = compare(
+            {n: paths[n] for n in ("ubar", "damd")}, baseline="ubar", resamples=200, seed=7, evaluator_options=options
+        )
+    return comparison, single, again
+
+
+def test_numbers_equal_mwz_evaluate_and_mwzeval(scored):
+    comparison, single, _ = scored
+    for name in SYSTEMS:
+        expected = json.loads(shared_path("parity", "mwzeval", f"{name}.expected.json").read_text())
+        for metric in ("inform", "success"):
+            for domain, value in single[name]["success"][metric].items():
+                assert comparison.value(name, metric, domain) == value
+            assert comparison.value(name, metric) == expected[metric]["total"]
+        assert comparison.value(name, "bleu:hdsa") == single[name]["bleu"]["hdsa"]
+        for key, value in single[name]["richness"].items():
+            assert comparison.value(name, f"richness:{key}") == value
+
+
+def test_every_format_carries_the_numbers_and_the_signature_once(scored):
+    comparison, single, _ = scored
+    line = comparison.signature["line"]
+    for fmt in ("table", "markdown", "latex", "csv", "json", "html"):
+        text = render(comparison, fmt)
+        escaped = line.replace("_", r"\_") if fmt == "latex" else line
+        assert text.count(escaped) == 1, fmt
+        for name in SYSTEMS:
+            value = single[name]["success"]["success"]["total"]
+            shown = repr(value) if fmt in ("csv", "json") else f"{value:.2f}"  # data formats keep the number
+            assert shown in text, (fmt, name)
+    rows = list(csv.DictReader(io.StringIO(render(comparison, "csv").split("\n", 1)[1])))
+    ubar_bleu = next(r for r in rows if r["system"] == "ubar" and r["metric"] == "bleu:hdsa")
+    assert float(ubar_bleu["value"]) == single["ubar"]["bleu"]["hdsa"]
+    assert json.loads(render(comparison, "json"))["rows"] == json.loads(json.dumps(comparison.rows))
+    latex = render(comparison, "latex")
+    assert r"\toprule" in latex and r"\textbf{" in latex and r"\footnotetext" in latex
+
+
+def test_bootstrap_is_seeded_and_a_copy_has_p_one(scored):
+    comparison, _, again = scored
+    rows = {(r["system"], r["metric"]): r for r in comparison.rows if r["domain"] == "total"}
+    assert rows[("ubar-copy", "success")]["p_value"] == 1.0
+    assert rows[("ubar-copy", "bleu:hdsa")]["p_value"] == 1.0
+    assert rows[("damd", "success")]["p_value"] < 0.05  # 70.3 against 47.6
+    low, high = rows[("ubar", "success")]["ci_low"], rows[("ubar", "success")]["ci_high"]
+    assert low < 70.3 < high
+    twin = {(r["system"], r["metric"]): r for r in again.rows if r["domain"] == "total"}
+    for key in (("damd", "success"), ("damd", "bleu:hdsa")):
+        assert (twin[key]["ci_low"], twin[key]["ci_high"], twin[key]["p_value"]) == (
+            rows[key]["ci_low"],
+            rows[key]["ci_high"],
+            rows[key]["p_value"],
+        )
+
+
+def test_resampled_bleu_of_the_full_sample_is_the_corpus_bleu():
+    weights = bootstrap.resample_weights(5, 3, seed=1)
+    assert weights.shape == (3, 5) and (weights.sum(axis=1) == 5).all()
+    assert (bootstrap.resample_weights(5, 3, seed=1) == weights).all()
+    score = bootstrap.rate([1.0, 0.0, float("nan"), 1.0])
+    assert score(np.array([[1, 1, 1, 1]]))[0] == pytest.approx(200 / 3)
+
+
+def test_plot_png_is_an_image_with_content(scored, tmp_path):
+    pytest.importorskip("matplotlib")
+    from mwz_metrics.comparison.plot import png
+
+    data = png(scored[0])
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    import matplotlib.image
+
+    path = tmp_path / "plot.png"
+    path.write_bytes(data)
+    pixels = matplotlib.image.imread(path)
+    assert pixels.shape[0] > 300 and pixels.shape[1] > 600
+    assert pixels[..., :3].std() > 0.05  # not blank
+
+
+def test_html_report_renders_every_system_in_chromium(scored, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        if REQUIRE_SHARED or os.environ.get("CI"):
+            pytest.fail("chromium is needed for the HTML report test (apt-get install chromium)")
+        pytest.skip("chromium not installed (Debian package chromium)")
+    page = tmp_path / "report.html"
+    page.write_text(render(scored[0], "html"))
+    out = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    dom = out.stdout
+    assert "<table" in dom and "<script" in dom
+    for name in (*SYSTEMS, "ubar-copy"):
+        assert f'data-value="{name}' in dom, name
+
+
+def test_cli_compare_folder_labels_and_per_dialogue(tmp_path, mirror):
+    folder = tmp_path / "systems"
+    folder.mkdir()
+    for name in ("ubar", "damd"):
+        shutil.copy(shared_path("data", "mwzeval", "predictions", f"{name}.json"), folder / f"{name}.json")
+    env = {**os.environ, "MWZ_MIRROR": str(mirror)}
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mwz_metrics.cli",
+            "-q",
+            "compare",
+            "-i",
+            str(folder),
+            "-i",
+            f"mine={folder / 'ubar.json'}",
+            "-s",
+            "--format",
+            "json",
+            "--resamples",
+            "50",
+            "--per-dialogue",
+            str(tmp_path / "pd.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["systems"] == ["damd", "ubar", "mine"]
+    per_dialogue = list(csv.DictReader(open(tmp_path / "pd.csv")))
+    assert {r["system"] for r in per_dialogue} == {"damd", "ubar", "mine"}
+    ubar = [r for r in per_dialogue if r["system"] == "ubar"]
+    assert len(ubar) == 1000 and sum(r["success"] == "True" for r in ubar) == 703
