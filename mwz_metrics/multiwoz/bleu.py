@@ -115,7 +115,7 @@ def grouped_bleu(
     out: dict[str, dict[str, float]] = {}
     keys = list(hypotheses)
     flat_hypotheses = [h for key in keys for h in hypotheses[key]]
-    position = {}
+    position: dict[tuple[str, int], int] = {}
     for key in keys:
         for index in range(len(hypotheses[key])):
             position[(key, index)] = len(position)
