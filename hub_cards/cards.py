@@ -30,6 +30,8 @@ class CardError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Card:
+    """A card: its YAML front matter (public and private keys) and Markdown body."""
+
     kind: str  # "datasets" or "metrics"
     name: str
     path: Path
@@ -38,13 +40,16 @@ class Card:
 
     @property
     def public_metadata(self) -> dict[str, Any]:
+        """The front matter published to the Hub (private keys removed)."""
         return {k: v for k, v in self.metadata.items() if k not in PRIVATE_KEYS}
 
     def private(self, key: str, default: Any = None) -> Any:
+        """A private front-matter value (used by the export, not published)."""
         return self.metadata.get(key, default)
 
 
 def cards_dir() -> Path:
+    """The folder of the shipped cards."""
     return Path(str(resources.files(CARDS_PACKAGE).joinpath("cards")))
 
 
@@ -100,6 +105,7 @@ def parse(text: str, where: str) -> tuple[dict[str, Any], str]:
 
 
 def load_card(kind: str, name: str) -> Card:
+    """The card of a registered dataset or metric (``kind``: datasets or metrics)."""
     path = card_path(kind, name)
     metadata, body = parse(path.read_text(encoding="utf-8"), str(path))
     return Card(kind, name, path, metadata, body)

@@ -41,22 +41,27 @@ DISTRIBUTION = "mwz-eval"
 
 @dataclasses.dataclass
 class Manifest:
+    """What an export wrote and what it skipped, saved beside it."""
+
     version: str = __version__
     datasets: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     spaces: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
     def skip(self, item: str, reason: str) -> None:
+        """Record a skipped item and why."""
         logger.warning("not exported: %s: %s", item, reason)
         self.skipped.append({"item": item, "reason": reason})
 
     def write(self, out: Path) -> Path:
+        """Save the manifest in ``out``."""
         path = out / MANIFEST
         path.write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n", encoding="utf-8")
         return path
 
     @classmethod
     def read(cls, out: Path) -> Manifest:
+        """The manifest saved in ``out``."""
         path = Path(out) / MANIFEST
         if not path.is_file():
             raise FileNotFoundError(f"{path} not found: run `mwz hub export {out}` first")
@@ -209,6 +214,7 @@ def _export_section(name: str, configs: dict[str, dict], skipped: list[dict[str,
 
 
 def export_dataset(name: str, out: Path, manifest: Manifest, configs: list[str] | None = None) -> Path | None:
+    """Export a dataset's configs as parquet with its card; returns the folder (None if skipped)."""
     from mwz_datasets.routing import builder_class
 
     try:
@@ -317,6 +323,7 @@ def requirements(name: str, extras: list[str] | None = None) -> list[str]:
 
 
 def export_space(name: str, out: Path, manifest: Manifest) -> Path | None:
+    """Export a metric as an evaluate Space; returns the folder (None if skipped)."""
     from mwz_metrics.routing import script_path
 
     try:

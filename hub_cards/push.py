@@ -28,6 +28,8 @@ DELETE_PATTERNS = {"dataset": ["data/**"], "space": ["*.py", "requirements.txt"]
 
 @dataclasses.dataclass(frozen=True)
 class Upload:
+    """One folder to upload to one Hub repository."""
+
     repo_id: str
     repo_type: str  # "dataset" or "space"
     folder: Path
@@ -35,11 +37,14 @@ class Upload:
 
     @property
     def total_bytes(self) -> int:
+        """Bytes to upload."""
         return sum(size for _, size in self.files)
 
 
 @dataclasses.dataclass
 class Plan:
+    """Everything a push would upload, and what it refuses."""
+
     uploads: list[Upload]
     refused: list[tuple[str, str]]  # (repo id, reason)
 

@@ -124,6 +124,7 @@ def _reference_files(values: list[str]) -> dict[str, str]:
     example="mwz evaluate -i predictions.json -b -s -r --json > results.json",
 )
 def run(args: argparse.Namespace) -> int:
+    """Score one system (or the oracle) and print the table or JSON."""
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
     flags = (args.bleu, args.success, args.richness, args.dst)

@@ -19,6 +19,7 @@ def _ngram_counts(tokens: list[str], n: int) -> Counter:
 
 
 def ngram_counts(tokens: list[str], max_order: int = MAX_ORDER) -> list[Counter]:
+    """n-gram counts of orders 1..``max_order``."""
     return [_ngram_counts(tokens, n) for n in range(1, max_order + 1)]
 
 
@@ -32,6 +33,7 @@ def precision_counts(ref_counts: list[Counter], hyp_counts: list[Counter]) -> li
 
 
 def bleu_from_counts(counts: list[tuple[int, int]], ref_len: int, hyp_len: int) -> list[float]:
+    """BLEU-1..BLEU-n (nltk 3.5, no smoothing) from clipped counts and lengths."""
     max_order = len(counts)
     if counts[0][0] == 0:
         return [0.0] * max_order

@@ -46,6 +46,7 @@ class Stemmer:
         return self._porter(word)
 
     def __call__(self, word: str) -> str:
+        """The Porter stem of ``word`` (memoized, and kept between runs)."""
         stem = self._cache.get(word)
         if stem is None:
             stem = self._cache[word] = self.memo.get(word, self._compute)

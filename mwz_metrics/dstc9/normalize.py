@@ -13,6 +13,7 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
 def normalize_text(text: str) -> str:
+    """The official scorer's text normalization (lowercase, no punctuation or articles)."""
     text = _PUNCTUATION.sub(" ", text.lower())
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())

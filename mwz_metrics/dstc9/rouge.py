@@ -13,6 +13,7 @@ from collections import Counter
 
 
 def sentences(text: str) -> list[str]:
+    """Sentences as the rouge package splits them."""
     return [" ".join(part.split()) for part in text.split(".") if len(part) > 0]
 
 
@@ -27,6 +28,7 @@ def _f(overlap: int, hyp_count: int, ref_count: int) -> float:
 
 
 def rouge_n(hyp_words: list[str], ref_words: list[str], n: int) -> float:
+    """ROUGE-N F score of word lists (rouge 1.0.0)."""
     hyp = Counter(tuple(hyp_words[i : i + n]) for i in range(len(hyp_words) - n + 1))
     ref = Counter(tuple(ref_words[i : i + n]) for i in range(len(ref_words) - n + 1))
     overlap = sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref)
@@ -86,6 +88,7 @@ def _lcs_words(x: list[str], y: list[str]) -> set[str]:
 
 
 def rouge_l(hyp_sents: list[str], ref_sents: list[str]) -> float:
+    """Summary-level ROUGE-L F score (rouge 1.0.0)."""
     ref_distinct = len(set(_words(ref_sents)))
     hyp_distinct = len(set(_words(hyp_sents)))
     union: set[str] = set()

@@ -302,6 +302,7 @@ class Scorer:
         return result
 
     def options(self) -> dict:
+        """What the scores depend on, for the signature's details."""
         return {
             "normalization": "dstc9 scripts/scores.py _normalize_text",
             "bleu": "nltk 3.5 sentence_bleu, weights 1/n, no smoothing (reimplemented)",
@@ -325,6 +326,7 @@ _DEFAULT: Scorer | None = None
 
 
 def default_scorer() -> Scorer:
+    """The process-wide scorer (its caches stay warm across entries)."""
     global _DEFAULT
     if _DEFAULT is None:
         _DEFAULT = Scorer()

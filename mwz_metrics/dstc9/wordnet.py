@@ -51,7 +51,7 @@ _MARKER = re.compile(r"(.*?)(\(.*\))?$")
 
 
 class WordNetNotFoundError(RuntimeError):
-    pass
+    """WordNet 3.0 is needed for METEOR and is not installed."""
 
 
 def _nltk_data_dirs() -> list[Path]:
@@ -236,6 +236,7 @@ class WordNet:
 
 @functools.lru_cache(maxsize=1)
 def load() -> WordNet:
+    """The WordNet reader, located once per process."""
     files = locate()
     logger.info("reading WordNet from %s", files.describe())
     return WordNet(files)
