@@ -145,3 +145,24 @@ def test_warm_run_needs_neither_nltk_nor_wordnet_parsing(tmp_path, mirror):
     cold, warm = run(), run()
     assert cold["nltk"] is True and warm["nltk"] is False
     assert warm["scores"] == cold["scores"]
+
+
+def test_schema_error_shows_an_excerpt_not_the_input(tmp_path, mirror):
+    # A whole entry of the wrong shape: the message names where and quotes a short excerpt.
+    import subprocess
+    import sys
+
+    entry = {f"instance{i}": {"target": True, "response": "x" * 200} for i in range(2000)}
+    path = tmp_path / "entry.json"
+    path.write_text(json.dumps(entry))
+    env = {**__import__("os").environ, "MWZ_MIRROR": str(mirror)}
+    out = subprocess.run(
+        [sys.executable, "-m", "mwz_metrics.cli", "-q", "dstc9", "score", "--entry", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "schema error" in out.stderr and "entry:" in out.stderr and "characters)" in out.stderr
+    assert len(out.stderr) < 1000 < path.stat().st_size

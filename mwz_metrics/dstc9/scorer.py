@@ -24,148 +24,15 @@ from mwz_metrics.dstc9.bleu import bleu_from_counts, ngram_counts, precision_cou
 from mwz_metrics.dstc9.meteor import Stemmer, meteor
 from mwz_metrics.dstc9.normalize import normalize_text
 from mwz_metrics.dstc9.rouge import rouge_from_tokens
+from mwz_metrics.dstc9.validation import EntryError, validate_knowledge, validate_schema, validate_structure
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
 
 GENERATION_KEYS = ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "meteor", "rouge_1", "rouge_2", "rouge_l")
 SELECTION_KEYS = ("mrr@5", "r@1", "r@5")
-MAX_ERRORS = 20
 
 
-class EntryError(ValueError):
-    """A system output that cannot be scored; the message names instance and field."""
-
-
-# ---------------------------------------------------------------- validation
-def _raise_errors(errors: list[str], what: str) -> None:
-    if errors:
-        shown = errors[:MAX_ERRORS]
-        more = f"\n  ... and {len(errors) - MAX_ERRORS} more" if len(errors) > MAX_ERRORS else ""
-        raise EntryError(f"{len(errors)} {what}:\n  " + "\n  ".join(shown) + more)
-
-
-def _path_text(path) -> str:
-    parts = list(path)
-    if not parts:
-        return "entry"
-    head = f"instance[{parts[0]}]" if isinstance(parts[0], int) else str(parts[0])
-    return head + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts[1:])
-
-
-def _freeze(value: object) -> object:
-    """A hashable stand-in for JSON-like ``value``; types are kept apart (1, 1.0, True, "1")."""
-    if isinstance(value, dict):
-        return ("dict", tuple(sorted((str(k), _freeze(v)) for k, v in value.items())))
-    if isinstance(value, list):
-        return ("list", tuple(_freeze(v) for v in value))
-    return (type(value).__name__, value if isinstance(value, (str, int, float, bool, type(None))) else repr(value))
-
-
-def _skeleton(item: object) -> tuple[object, object]:
-    """``(key, sample)``: ``item`` with the values the official schemas constrain only by
-    type made uniform (a non-empty string ``response``, integer ids) and its knowledge
-    references as a set (the schemas check each reference alone, and only that the list
-    is non-empty). Instances with equal keys pass or fail the official schemas alike,
-    so each distinct sample is validated once."""
-    if not isinstance(item, dict):
-        return _freeze(item), item
-    out = dict(item)
-    if isinstance(out.get("response"), str) and out["response"]:
-        out["response"] = "x"
-    if isinstance(out.get("knowledge"), list):
-        refs: dict[object, object] = {}
-        for ref in out["knowledge"]:
-            if isinstance(ref, dict):
-                ref = dict(ref)
-                for key in ("entity_id", "doc_id"):
-                    if type(ref.get(key)) is int:
-                        ref[key] = 0
-            refs.setdefault(_freeze(ref), ref)
-        out["knowledge"] = [refs[k] for k in sorted(refs, key=repr)]
-    return _freeze(out), out
-
-
-def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) -> None:
-    """Validate against an ``output_schema.json`` with jsonschema; errors name instance and field.
-
-    ``skeletons=True`` (valid for the two official DSTC9 schemas only) validates each
-    distinct :func:`_skeleton` once, which is ~20x faster on a full entry.
-    """
-    import jsonschema
-
-    # The official files name draft 2019-09 by a URL jsonschema does not know.
-    if "2019-09" in str(schema.get("$schema", "")):
-        validator = jsonschema.Draft201909Validator(schema)
-    else:
-        validator = jsonschema.validators.validator_for(schema)(schema)
-    if not skeletons or not isinstance(entry, list):
-        found = sorted(validator.iter_errors(entry), key=lambda e: list(map(str, e.absolute_path)))
-        _raise_errors([f"{_path_text(e.absolute_path)}: {e.message}" for e in found], "schema error(s) in the entry")
-        return
-    groups: dict[object, list[int]] = {}
-    samples: dict[object, object] = {}  # one skeleton per group
-    for index, item in enumerate(entry):
-        key, sample = _skeleton(item)
-        groups.setdefault(key, []).append(index)
-        samples.setdefault(key, sample)
-    errors = []
-    for key, indices in groups.items():
-        if validator.is_valid([samples[key]]):
-            continue
-        for index in indices:  # rare: report each instance's own errors and paths
-            for e in validator.iter_errors([entry[index]]):
-                path = [index] + list(e.absolute_path)[1:]
-                errors.append((index, f"{_path_text(path)}: {e.message}"))
-    errors.sort(key=lambda pair: pair[0])
-    _raise_errors([text for _, text in errors], "schema error(s) in the entry")
-
-
-def validate_structure(entry: object) -> None:
-    """The schema's checks in code, for when no schema file is at hand."""
-    if not isinstance(entry, list):
-        raise EntryError(f"an entry is a JSON array of instances, got {type(entry).__name__}")
-    errors = []
-    for index, item in enumerate(entry):
-        where = f"instance[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("target"), bool):
-            errors.append(f"{where}.target: missing or not a boolean")
-            continue
-        if item["target"] is not True:
-            continue
-        knowledge = item.get("knowledge")
-        if not isinstance(knowledge, list) or not knowledge:
-            errors.append(f"{where}.knowledge: a non-empty list is required when target is true")
-        else:
-            for k, ref in enumerate(knowledge):
-                if not isinstance(ref, dict) or not {"domain", "entity_id", "doc_id"} <= ref.keys():
-                    errors.append(f"{where}.knowledge[{k}]: needs domain, entity_id and doc_id")
-                elif isinstance(ref["doc_id"], bool) or not isinstance(ref["doc_id"], int):
-                    errors.append(f"{where}.knowledge[{k}].doc_id: not an integer")
-        if not isinstance(item.get("response"), str) or not item["response"]:
-            errors.append(f"{where}.response: a non-empty string is required when target is true")
-    _raise_errors(errors, "error(s) in the entry")
-
-
-def validate_knowledge(entry: Sequence[Mapping], knowledge: Mapping) -> None:
-    """Every knowledge reference of a target instance names a snippet of ``knowledge``."""
-    errors = []
-    for index, item in enumerate(entry):
-        if item.get("target") is not True:
-            continue
-        for k, ref in enumerate(item.get("knowledge", [])):
-            domain, entity, doc = ref["domain"], str(ref["entity_id"]), str(ref["doc_id"])
-            snippet = f"{domain}/{entity}/{doc}"
-            if domain not in knowledge:
-                errors.append(f"instance[{index}].knowledge[{k}]: unknown snippet {snippet} (no domain {domain!r})")
-            elif entity not in knowledge[domain]:
-                errors.append(f"instance[{index}].knowledge[{k}]: unknown snippet {snippet} (no entity {entity})")
-            elif doc not in knowledge[domain][entity]["docs"]:
-                errors.append(f"instance[{index}].knowledge[{k}]: unknown snippet {snippet} (no doc {doc})")
-    _raise_errors(errors, "unknown knowledge reference(s)")
-
-
-# ---------------------------------------------------------------- scoring
 def _matches(ref_knowledge: Sequence[Mapping], hyp_knowledge: Sequence[Mapping]) -> list[bool]:
     refs = [(r["domain"], r["entity_id"], r["doc_id"]) for r in ref_knowledge]
     return [(h["domain"], h["entity_id"], h["doc_id"]) in refs for h in hyp_knowledge]
