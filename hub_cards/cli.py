@@ -7,6 +7,7 @@ the lower layers never import this package.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 
 from mwz_metrics.cli.registry import command
@@ -25,7 +26,10 @@ def _selection_args(parser: argparse.ArgumentParser) -> None:
 def _export_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", help="folder to write the Hub-ready dataset and Space folders into")
     _selection_args(parser)
-    parser.add_argument("--strict", action="store_true", help="exit 1 when anything was not exported")
+    parser.add_argument(
+        "--allow-partial", action="store_true", help="exit 0 even when something was skipped (default: exit 1)"
+    )
+    parser.add_argument("--strict", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
 
 
 def _configs(values: list[str] | None) -> dict[str, list[str]] | None:
@@ -74,7 +78,13 @@ def _report(manifest, out: str) -> None:
 def _export(args: argparse.Namespace) -> int:
     manifest = _run_export(args, args.out)
     _report(manifest, args.out)
-    return 1 if args.strict and manifest.skipped else 0
+    if manifest.skipped and not args.allow_partial:
+        print(
+            f"mwz: {len(manifest.skipped)} item(s) skipped (listed above); --allow-partial accepts that",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 def _push_args(parser: argparse.ArgumentParser) -> None:

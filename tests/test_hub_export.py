@@ -304,14 +304,25 @@ def test_push_calls_huggingface_hub(exported, monkeypatch, capsys):
     assert "uploaded" in capsys.readouterr().out
 
 
-def test_export_cli_selection_and_strict(tmp_path, capsys, monkeypatch):
+def test_export_cli_selection_and_partial(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror")))
     args = ["hub", "export", str(tmp_path), "--dataset", "multiwoz", "--config", "multiwoz=2.2", "--no-metrics"]
+    assert main(args) == 1  # something was skipped (2.0, 2.1, the other dataset, the metrics)
+    assert "skipped (listed above); --allow-partial" in capsys.readouterr().err
+    args.append("--allow-partial")
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "dataset multiwoz:" in printed and "SKIPPED dataset multiwoz config 2.1: not selected" in printed
     manifest = json.loads((tmp_path / MANIFEST).read_text())
     assert list(manifest["datasets"]["multiwoz"]["configs"]) == ["2.2"]
     assert not (tmp_path / "spaces").exists()
-    assert main(args + ["--strict"]) == 1
+    assert main([a for a in args if a != "--allow-partial"] + ["--strict"]) == 1
     assert main(["hub", "export", str(tmp_path), "--config", "bad"]) == 2
+
+
+def test_space_requirements_name_the_extras_their_metric_needs(exported):
+    out, manifest, _ = exported
+    wanted = {"dstc9_track1": "[dstc9]", "mwz_session_coherence": "[coherence]", "mwz_success": None}
+    for name, extra in wanted.items():
+        first = (out / manifest.spaces[name]["path"] / "requirements.txt").read_text().splitlines()[0]
+        assert first.startswith("mwz-eval" + (extra or "=="))
