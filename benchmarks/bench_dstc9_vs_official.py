@@ -1,0 +1,59 @@
+"""Whole-process speed of ``mwz dstc9 score`` against the official DSTC9 Track 1 scorer.
+
+Both run as separate processes from the shell, paired and alternated, on the same entries.
+Ours is timed cold for the entry (words not seen before: nltk is imported to stem them) and
+warm (its second run: stems and synonyms come from the cache). ``DSTC9_OFFICIAL_CMD`` is a command taking
+``ENTRY.json OUT.json`` that runs the official ``scripts/scores.py`` on the test labels;
+without it only our figures are printed.
+
+    DSTC9_OFFICIAL_CMD=/path/to/dstc9-score python benchmarks/bench_dstc9_vs_official.py
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _timed(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    """Print per-entry whole-process seconds, ours and the official scorer's, and the ratio."""
+    root = Path(__file__).resolve().parent.parent
+    shared = Path(os.environ.get("MWZ_SHARED", root.parent / "shared")).resolve()
+    entries = sorted((shared / "data/dstc9/results").glob("*/entry*.json"))
+    entries = [e for e in entries if e.name.count(".") == 1][: int(os.environ.get("ENTRIES", "4"))]
+    env = {**os.environ, "MWZ_MIRROR": os.environ.get("MWZ_MIRROR", str(shared / "data/mirror"))}
+    out = str(Path(tempfile.mkdtemp()) / "scores.json")
+    ours_cmd = [str(Path(sys.executable).parent / "mwz"), "-q", "dstc9", "score", "--split", "test", "-o", out]
+    official = shlex.split(os.environ.get("DSTC9_OFFICIAL_CMD", ""))
+    ours_all, theirs_all = [], []
+    for entry in entries:
+        cold = _timed([*ours_cmd, "--entry", str(entry)], env)
+        ours = _timed([*ours_cmd, "--entry", str(entry)], env)
+        ours_all.append(ours)
+        line = f"{entry.parent.name}/{entry.name}: ours {ours:.2f} s warm ({cold:.2f} s first run)"
+        if official:
+            theirs = _timed([*official, str(entry), out], env)
+            theirs_all.append(theirs)
+            line += f", official {theirs:.2f} s, {theirs / ours:.1f}x"
+        print(line)
+    summary = f"median per entry: ours {statistics.median(ours_all):.2f} s warm"
+    if theirs_all:
+        summary += f", official {statistics.median(theirs_all):.2f} s"
+    print(summary + f" (load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
