@@ -123,3 +123,25 @@ def test_incomplete_data_folder_names_the_file_and_the_fix(tmp_path, predictions
     out = _mwz("-q", "evaluate", "-i", str(predictions), "-s", env={**env, "MWZ_MIRROR": str(tmp_path / "trunc")})
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert str(truncated) in out.stderr and "truncated or corrupt" in out.stderr
+
+
+def test_progress_only_where_someone_watches(tmp_path):
+    code = (
+        "from mwz_plugins.progress import progress\n"
+        "assert list(progress(range(300), 'counting things')) == list(range(300))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("MWZ_PROGRESS", "MWZ_QUIET")}
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert quiet.returncode == 0 and quiet.stderr == ""  # stderr is not a terminal
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**env, "MWZ_PROGRESS": "1"}, timeout=60
+    )
+    assert shown.returncode == 0 and "counting things" in shown.stderr
+    silenced = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**env, "MWZ_PROGRESS": "1", "MWZ_QUIET": "1"},
+        timeout=60,
+    )
+    assert silenced.stderr == ""

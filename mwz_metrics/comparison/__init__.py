@@ -24,6 +24,7 @@ import numpy as np
 
 from mwz_metrics.comparison import bootstrap
 from mwz_metrics.multiwoz.inputs import InputError
+from mwz_plugins.progress import progress
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ def compare(
     results: dict[str, dict[str, Any]] = {}
     statistics: dict[str, dict[str, tuple[dict[str, list[int]], Any]]] = {}
     keys_of: dict[str, list[str]] = {}
-    for name, predictions in systems.items():
+    for name, predictions in progress(systems.items(), "scoring systems", total=len(systems)):
         logger.info("scoring %s", name)
         try:
             result = evaluator.evaluate(str(predictions) if isinstance(predictions, Path) else predictions)

@@ -25,6 +25,7 @@ from mwz_metrics.dstc9.meteor import Stemmer, meteor
 from mwz_metrics.dstc9.normalize import normalize_text
 from mwz_metrics.dstc9.rouge import rouge_from_tokens
 from mwz_metrics.dstc9.validation import EntryError, validate_knowledge, validate_schema, validate_structure
+from mwz_plugins.progress import progress
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -119,7 +120,7 @@ class Scorer:
         total = _Sums()
         subsets: dict[str, _Sums] = {}
         empty_rouge = extra_fields = 0
-        for ref, hyp in zip(labels, entry):
+        for ref, hyp in progress(zip(labels, entry), "scoring DSTC9 instances", total=len(labels)):
             sums = [total]
             source = ref.get("source")
             if by_source and source is not None:

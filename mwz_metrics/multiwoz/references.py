@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_key
 from mwz_metrics.multiwoz.normalize import ResponseNormalizer, State, UnknownPlaceholders, normalize_state
 from mwz_plugins import DelexStyle, get_registry
+from mwz_plugins.progress import progress
 
 # The style of the oracle's predictions: mwzeval delexicalizes the 2.2 references this way.
 CANONICAL_STYLE = "mwz22"
@@ -49,7 +50,7 @@ def build_from_22(
     raw_references: dict[str, list[str]] = {}
     gold: dict[str, list[State]] = {}
     canonical_style = get_registry().styles[CANONICAL_STYLE]
-    for dialogue in dialogues:
+    for dialogue in progress(dialogues, "building MultiWOZ 2.2 references"):
         key = dialogue_key(dialogue["dialogue_id"])
         states: list[State] = []
         per_style: dict[str, list[str]] = {name: [] for name in styles}

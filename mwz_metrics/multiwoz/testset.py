@@ -20,6 +20,7 @@ from mwz_metrics.multiwoz.cache import cached
 from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders
 from mwz_metrics.multiwoz.references import build_from_22
 from mwz_plugins import get_registry
+from mwz_plugins.progress import progress
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +134,9 @@ class TestSet:
 
         def build():
             goals, booked = {}, {}
-            for key, raw in multiwoz_raw.iter_raw_dialogues("2.1", "test", files):
+            for key, raw in progress(
+                multiwoz_raw.iter_raw_dialogues("2.1", "test", files), "reading MultiWOZ 2.1 goals"
+            ):
                 goals[key] = goal_lib.goal_from_raw(raw["goal"], self.chain)
                 booked[key] = goal_lib.booked_domains_from_raw(raw["log"])
             return {"goals": goals, "booked_domains": booked}
