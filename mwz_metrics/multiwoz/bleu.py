@@ -28,17 +28,50 @@ def _scorer(references: list[str]):
 
 
 _SEGMENTS: OrderedDict[tuple, list] = OrderedDict()
+# hypothesis -> (its n-grams, its length) after sacrebleu's preprocessing: the same for every
+# style (only the references differ), so each response is tokenized and counted once
+_HYPOTHESIS_NGRAMS: dict[str, tuple[Any, int]] = {}
+_MAX_HYPOTHESES = 200_000
+
+
+def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[Any, int]:
+    found = _HYPOTHESIS_NGRAMS.get(hypothesis)
+    if found is None:
+        from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
+        if len(_HYPOTHESIS_NGRAMS) >= _MAX_HYPOTHESES:
+            _HYPOTHESIS_NGRAMS.clear()
+        found = extract_all_word_ngrams(scorer._preprocess_segment(hypothesis), 1, scorer.max_ngram_order)
+        _HYPOTHESIS_NGRAMS[hypothesis] = found
+    return found
+
+
+def _segment(scorer: Any, hypothesis: str, reference: dict) -> list[int]:
+    # sacrebleu's BLEU._compute_segment_statistics, on n-grams shared across styles
+    hyp_ngrams, hyp_len = _hypothesis_ngrams(scorer, hypothesis)
+    ref_ngrams = reference["ref_ngrams"]
+    ref_len = scorer._get_closest_ref_len(hyp_len, reference["ref_lens"])
+    correct = [0] * scorer.max_ngram_order
+    total = correct[:]
+    for ngram, count in hyp_ngrams.items():
+        n = len(ngram) - 1
+        total[n] += count
+        if ngram in ref_ngrams:
+            correct[n] += min(count, ref_ngrams[ngram])
+    return [hyp_len, ref_len, *correct, *total]
 
 
 def segment_statistics(flat_references: list[str], flat_hypotheses: list[str]) -> tuple[Any, list]:
     """The (cached) scorer of a reference corpus and sacrebleu's per-segment statistics of the
     hypotheses: corpus BLEU, per-group BLEU and the paired bootstrap all sum these, so each
-    system's segments are tokenized and counted once."""
+    system's segments are counted once (and each response tokenized once for all styles)."""
     scorer = _scorer(flat_references)
     key = (id(scorer), len(flat_hypotheses), hash(tuple(flat_hypotheses)))
     segments = _SEGMENTS.get(key)
     if segments is None:
-        segments = _SEGMENTS[key] = scorer._extract_corpus_statistics(flat_hypotheses, None)
+        references = scorer._ref_cache
+        segments = [_segment(scorer, h, r) for h, r in zip(flat_hypotheses, references)]
+        _SEGMENTS[key] = segments
         while len(_SEGMENTS) > _MAX_SCORERS:
             _SEGMENTS.popitem(last=False)
     return scorer, segments
