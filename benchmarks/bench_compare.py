@@ -13,29 +13,22 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-
-def _timed(command: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - started
+from whole_process import shared_root, timed
 
 
 def main() -> int:
     """Print our whole-process time for 19 systems and, if given, mwzeval's."""
-    root = Path(__file__).resolve().parent.parent
-    shared = Path(os.environ.get("MWZ_SHARED", root.parent / "shared")).resolve()
+    shared = shared_root()
     predictions = sorted((shared / "data/mwzeval/predictions").glob("*.json"))
     env = {**os.environ, "MWZ_MIRROR": str(shared / "data/mirror-synth22")}
-    mwz = [str(Path(sys.executable).parent / "mwz"), "-q", "compare", "-b", "-s", "-r", "-o", os.devnull]
+    mwz = mwz_command("compare", "-b", "-s", "-r", "-o", os.devnull)
     command = [*mwz, *(arg for p in predictions for arg in ("-i", str(p)))]
-    _timed(command, env)  # warm the derived-data cache
-    ours = [_timed(command, env) for _ in range(2)]
+    timed(command, env)  # warm the derived-data cache
+    ours = [timed(command, env) for _ in range(2)]
     print(
         f"mwz compare, {len(predictions)} systems, -b -s -r, 1000 resamples: {min(ours):.1f} s (runs: "
         + ", ".join(f"{t:.1f}" for t in ours)
@@ -44,7 +37,7 @@ def main() -> int:
     reference = shlex.split(os.environ.get("MWZEVAL_CMD", ""))
     if reference:
         out = Path(tempfile.mkdtemp()) / "out.json"
-        total = sum(_timed([*reference, "-i", str(p), "-b", "-s", "-r", "-o", str(out)], env) for p in predictions)
+        total = sum(timed([*reference, "-i", str(p), "-b", "-s", "-r", "-o", str(out)], env) for p in predictions)
         print(f"mwzeval, one process per system: {total:.1f} s ({total / min(ours):.1f}x ours)")
     else:
         print("MWZEVAL_CMD not set: mwzeval skipped")

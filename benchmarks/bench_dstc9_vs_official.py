@@ -14,37 +14,30 @@ from __future__ import annotations
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-
-def _timed(command: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - started
+from whole_process import shared_root, timed
 
 
 def main() -> int:
     """Print per-entry whole-process seconds, ours and the official scorer's, and the ratio."""
-    root = Path(__file__).resolve().parent.parent
-    shared = Path(os.environ.get("MWZ_SHARED", root.parent / "shared")).resolve()
+    shared = shared_root()
     entries = sorted((shared / "data/dstc9/results").glob("*/entry*.json"))
     entries = [e for e in entries if e.name.count(".") == 1][: int(os.environ.get("ENTRIES", "4"))]
     env = {**os.environ, "MWZ_MIRROR": os.environ.get("MWZ_MIRROR", str(shared / "data/mirror"))}
     out = str(Path(tempfile.mkdtemp()) / "scores.json")
-    ours_cmd = [str(Path(sys.executable).parent / "mwz"), "-q", "dstc9", "score", "--split", "test", "-o", out]
+    ours_cmd = mwz_command("dstc9", "score", "--split", "test", "-o", out)
     official = shlex.split(os.environ.get("DSTC9_OFFICIAL_CMD", ""))
     ours_all, theirs_all = [], []
     for entry in entries:
-        cold = _timed([*ours_cmd, "--entry", str(entry)], env)
-        ours = _timed([*ours_cmd, "--entry", str(entry)], env)
+        cold = timed([*ours_cmd, "--entry", str(entry)], env)
+        ours = timed([*ours_cmd, "--entry", str(entry)], env)
         ours_all.append(ours)
         line = f"{entry.parent.name}/{entry.name}: ours {ours:.2f} s warm ({cold:.2f} s first run)"
         if official:
-            theirs = _timed([*official, str(entry), out], env)
+            theirs = timed([*official, str(entry), out], env)
             theirs_all.append(theirs)
             line += f", official {theirs:.2f} s, {theirs / ours:.1f}x"
         print(line)

@@ -19,19 +19,13 @@ import argparse
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from whole_process import shared_root, timed
+
 SYSTEMS = ("ubar", "damd", "augpt", "pptod", "labes")
-
-
-def _run(command: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - started
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,12 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--systems", nargs="*", default=list(SYSTEMS))
     args = parser.parse_args(argv)
-    root = Path(__file__).resolve().parent.parent
-    shared = Path(os.environ.get("MWZ_SHARED", root.parent / "shared")).resolve()
+    shared = shared_root()
     predictions = shared / "data/mwzeval/predictions"
     references = shared / "data/mwzeval/references/mwz22.test.json"
     env = {**os.environ, "MWZ_MIRROR": os.environ.get("MWZ_MIRROR", str(shared / "data/mirror"))}
-    mwz = [str(Path(sys.executable).parent / "mwz"), "-q"]
+    mwz = mwz_command()
     reference = shlex.split(os.environ.get("MWZEVAL_CMD", ""))
     out = Path(tempfile.mkdtemp()) / "out.json"
     modes = {
@@ -55,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
             ["-b", "-s", "-r"],
         ),
     }
-    help_times = [_run([*mwz, "--help"], env) for _ in range(5)]
+    help_times = [timed([*mwz, "--help"], env) for _ in range(5)]
     print(f"mwz --help: median {statistics.median(help_times):.3f} s over 5 runs")
     if not reference:
         print("MWZEVAL_CMD not set: mwzeval's figures skipped")
@@ -65,12 +58,12 @@ def main(argv: list[str] | None = None) -> int:
         path = str(predictions / f"{system}.json")
         for mode, (ours_flags, their_flags) in modes.items():
             ours_command = [*mwz, "evaluate", "-i", path, *ours_flags]
-            _run(ours_command, env)  # warm our derived-data cache
+            timed(ours_command, env)  # warm our derived-data cache
             ours, theirs = [], []
             for _ in range(args.repeats):
-                ours.append(_run(ours_command, env))
+                ours.append(timed(ours_command, env))
                 if reference:
-                    theirs.append(_run([*reference, "-i", path, *their_flags, "-o", str(out)], env))
+                    theirs.append(timed([*reference, "-i", path, *their_flags, "-o", str(out)], env))
             ours_median = statistics.median(ours)
             if theirs:
                 their_median = statistics.median(theirs)
