@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from whole_process import shared_root, timed
+from whole_process import mwz_command, shared_root, timed
 
 
 def main() -> int:

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from whole_process import shared_root, timed
+from whole_process import mwz_command, shared_root, timed
 
 SYSTEMS = ("ubar", "damd", "augpt", "pptod", "labes")
 
