@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import logging
 from pathlib import Path
 
@@ -56,9 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("nothing to compare: give -i PATH (repeatable) or --published")
     if args.all or not (args.bleu or args.success or args.richness or args.dst):
         args.bleu = args.success = args.richness = True
-    if args.plot or args.format == "html":
-        if args.plot:
-            require_extra("plot", "matplotlib")
+    if args.plot:
+        require_extra("plot", "matplotlib")
     result = compare(
         systems,  # type: ignore[arg-type]
         bleu=args.bleu,
@@ -72,13 +72,11 @@ def run(args: argparse.Namespace) -> int:
         evaluator_options=evaluator_options(args),
     )
     image = None
-    if args.plot or args.format == "html":
-        import importlib.util
+    # the HTML report embeds the plot whenever matplotlib is there
+    if args.plot or (args.format == "html" and importlib.util.find_spec("matplotlib") is not None):
+        from mwz_metrics.comparison.plot import png
 
-        if args.plot or importlib.util.find_spec("matplotlib") is not None:
-            from mwz_metrics.comparison.plot import png
-
-            image = png(result)
+        image = png(result)
     if args.plot and image is not None:
         Path(args.plot).write_bytes(image)
         logger.info("wrote %s", args.plot)
