@@ -6,32 +6,36 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# sacrebleu scorers with reference statistics pre-computed, per reference corpus:
-# the references are the same for every system, only the hypotheses change.
-_SCORERS: OrderedDict[tuple, object] = OrderedDict()
-_MAX_SCORERS = 8
-
-
-def _scorer(references: list[str]):
-    from sacrebleu.metrics import BLEU  # imported when used: keeps evaluate.load fast
-
-    key = (len(references), hash(tuple(references)))
-    scorer = _SCORERS.get(key)
-    if scorer is None:
-        scorer = BLEU(references=[references])
-        _SCORERS[key] = scorer
-        while len(_SCORERS) > _MAX_SCORERS:
-            _SCORERS.popitem(last=False)
-    else:
-        _SCORERS.move_to_end(key)
-    return scorer
-
-
+# One sacrebleu BLEU (default settings) per process; reference statistics are memoized per
+# reference string, so systems covering different dialogues (or in another order) share them.
+_SCORER: list[Any] = []
+_REFERENCE_INFO: dict[str, dict] = {}
 _SEGMENTS: OrderedDict[tuple, list] = OrderedDict()
+_MAX_SEGMENT_LISTS = 8
 # hypothesis -> (its n-grams, its length) after sacrebleu's preprocessing: the same for every
 # style (only the references differ), so each response is tokenized and counted once
 _HYPOTHESIS_NGRAMS: dict[str, tuple[Any, int]] = {}
-_MAX_HYPOTHESES = 200_000
+_MAX_TEXTS = 200_000
+
+
+def _scorer() -> Any:
+    if not _SCORER:
+        from sacrebleu.metrics import BLEU  # imported when used: keeps evaluate.load fast
+
+        # one reference per segment, as every style here has: the signature says nrefs:1
+        _SCORER.append(BLEU(references=[[""]]))
+    return _SCORER[0]
+
+
+def _reference_info(scorer: Any, reference: str) -> dict:
+    # sacrebleu's _cache_references for one segment with one reference
+    found = _REFERENCE_INFO.get(reference)
+    if found is None:
+        if len(_REFERENCE_INFO) >= _MAX_TEXTS:
+            _REFERENCE_INFO.clear()
+        found = scorer._extract_reference_info([scorer._preprocess_segment(reference)])
+        _REFERENCE_INFO[reference] = found
+    return found
 
 
 def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[Any, int]:
@@ -39,7 +43,7 @@ def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[Any, int]:
     if found is None:
         from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
-        if len(_HYPOTHESIS_NGRAMS) >= _MAX_HYPOTHESES:
+        if len(_HYPOTHESIS_NGRAMS) >= _MAX_TEXTS:
             _HYPOTHESIS_NGRAMS.clear()
         found = extract_all_word_ngrams(scorer._preprocess_segment(hypothesis), 1, scorer.max_ngram_order)
         _HYPOTHESIS_NGRAMS[hypothesis] = found
@@ -62,17 +66,17 @@ def _segment(scorer: Any, hypothesis: str, reference: dict) -> list[int]:
 
 
 def segment_statistics(flat_references: list[str], flat_hypotheses: list[str]) -> tuple[Any, list]:
-    """The (cached) scorer of a reference corpus and sacrebleu's per-segment statistics of the
-    hypotheses: corpus BLEU, per-group BLEU and the paired bootstrap all sum these, so each
-    system's segments are counted once (and each response tokenized once for all styles)."""
-    scorer = _scorer(flat_references)
-    key = (id(scorer), len(flat_hypotheses), hash(tuple(flat_hypotheses)))
+    """The scorer and sacrebleu's per-segment statistics of the hypotheses against one
+    reference each: corpus BLEU, per-group BLEU and the paired bootstrap all sum these, so
+    each system's segments are counted once, each response tokenized once for all styles and
+    each reference once per process."""
+    scorer = _scorer()
+    key = (len(flat_hypotheses), hash(tuple(flat_hypotheses)), hash(tuple(flat_references)))
     segments = _SEGMENTS.get(key)
     if segments is None:
-        references = scorer._ref_cache
-        segments = [_segment(scorer, h, r) for h, r in zip(flat_hypotheses, references)]
+        segments = [_segment(scorer, h, _reference_info(scorer, r)) for h, r in zip(flat_hypotheses, flat_references)]
         _SEGMENTS[key] = segments
-        while len(_SEGMENTS) > _MAX_SCORERS:
+        while len(_SEGMENTS) > _MAX_SEGMENT_LISTS:
             _SEGMENTS.popitem(last=False)
     return scorer, segments
 
