@@ -18,7 +18,8 @@ _HYPOTHESIS_NGRAMS: dict[str, tuple[Any, int]] = {}
 _MAX_TEXTS = 200_000
 
 
-def _scorer() -> Any:
+def scorer() -> Any:
+    """The process's sacrebleu BLEU (default settings: 13a, exponential smoothing, one reference)."""
     if not _SCORER:
         from sacrebleu.metrics import BLEU  # imported when used: keeps evaluate.load fast
 
@@ -38,31 +39,32 @@ def _reference_info(scorer: Any, reference: str) -> dict:
     return found
 
 
-def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[Any, int]:
+def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[Any, int, list[int]]:
     found = _HYPOTHESIS_NGRAMS.get(hypothesis)
     if found is None:
         from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
         if len(_HYPOTHESIS_NGRAMS) >= _MAX_TEXTS:
             _HYPOTHESIS_NGRAMS.clear()
-        found = extract_all_word_ngrams(scorer._preprocess_segment(hypothesis), 1, scorer.max_ngram_order)
+        ngrams, length = extract_all_word_ngrams(scorer._preprocess_segment(hypothesis), 1, scorer.max_ngram_order)
+        totals = [0] * scorer.max_ngram_order
+        for ngram, count in ngrams.items():
+            totals[len(ngram) - 1] += count
+        found = (ngrams, length, totals)
         _HYPOTHESIS_NGRAMS[hypothesis] = found
     return found
 
 
 def _segment(scorer: Any, hypothesis: str, reference: dict) -> list[int]:
-    # sacrebleu's BLEU._compute_segment_statistics, on n-grams shared across styles
-    hyp_ngrams, hyp_len = _hypothesis_ngrams(scorer, hypothesis)
+    # sacrebleu's BLEU._compute_segment_statistics, on n-grams shared across styles: the
+    # totals depend on the hypothesis alone, and only n-grams in both sides can match
+    hyp_ngrams, hyp_len, totals = _hypothesis_ngrams(scorer, hypothesis)
     ref_ngrams = reference["ref_ngrams"]
     ref_len = scorer._get_closest_ref_len(hyp_len, reference["ref_lens"])
     correct = [0] * scorer.max_ngram_order
-    total = correct[:]
-    for ngram, count in hyp_ngrams.items():
-        n = len(ngram) - 1
-        total[n] += count
-        if ngram in ref_ngrams:
-            correct[n] += min(count, ref_ngrams[ngram])
-    return [hyp_len, ref_len, *correct, *total]
+    for ngram in hyp_ngrams.keys() & ref_ngrams.keys():
+        correct[len(ngram) - 1] += min(hyp_ngrams[ngram], ref_ngrams[ngram])
+    return [hyp_len, ref_len, *correct, *totals]
 
 
 def segment_statistics(flat_references: list[str], flat_hypotheses: list[str]) -> tuple[Any, list]:
@@ -70,15 +72,17 @@ def segment_statistics(flat_references: list[str], flat_hypotheses: list[str]) -
     reference each: corpus BLEU, per-group BLEU and the paired bootstrap all sum these, so
     each system's segments are counted once, each response tokenized once for all styles and
     each reference once per process."""
-    scorer = _scorer()
+    bleu_scorer = scorer()
     key = (len(flat_hypotheses), hash(tuple(flat_hypotheses)), hash(tuple(flat_references)))
     segments = _SEGMENTS.get(key)
     if segments is None:
-        segments = [_segment(scorer, h, _reference_info(scorer, r)) for h, r in zip(flat_hypotheses, flat_references)]
+        segments = [
+            _segment(bleu_scorer, h, _reference_info(bleu_scorer, r)) for h, r in zip(flat_hypotheses, flat_references)
+        ]
         _SEGMENTS[key] = segments
         while len(_SEGMENTS) > _MAX_SEGMENT_LISTS:
             _SEGMENTS.popitem(last=False)
-    return scorer, segments
+    return bleu_scorer, segments
 
 
 def score_of(scorer: Any, segments: Sequence[Sequence[int]]) -> float:

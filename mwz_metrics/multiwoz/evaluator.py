@@ -56,6 +56,8 @@ def _sha256_of_json(data: Any) -> str:
 class Evaluator:
     """Evaluates predictions in mwzeval's format; reusable across systems (caches stay warm)."""
 
+    _normalized_states: dict[str, list] | None = None  # per evaluation, see _predicted_states
+
     def __init__(
         self,
         *,
@@ -74,12 +76,16 @@ class Evaluator:
         name_constraints: str | None = None,
         active_domains: str | None = None,
         optimistic: bool = False,
+        bleu_per_dialogue: bool = True,
     ) -> None:
         """Options as in :class:`Options`. ``reference_files``: extra BLEU styles, name -> path of a
         file in mwzeval's format or the decoded mapping itself (dialogue id -> list of references);
         ``matching``, ``name_constraints`` and
         ``active_domains`` choose the Inform/Success :class:`~success_lib.Variant`
-        (default mwzeval's; ``optimistic`` sets all three, single options override it)."""
+        (default mwzeval's; ``optimistic`` sets all three, single options override it).
+        ``bleu_per_dialogue=False`` leaves BLEU per dialogue out of ``per_dialogue``'s details
+        (per-domain BLEU stays); it changes no number."""
+        self.bleu_per_dialogue = bleu_per_dialogue
         base = success_lib.Variant.optimistic() if optimistic else success_lib.Variant()
         variant = success_lib.Variant(
             matching or base.matching,
@@ -124,6 +130,7 @@ class Evaluator:
             raise ValueError("nothing to evaluate: enable at least one of bleu, success, richness, dst")
         t = time.perf_counter()
         self.timings = {}
+        self._normalized_states = None
         preds = load_predictions(predictions)
         if not preds:
             raise InputError("predictions are empty")
@@ -246,6 +253,13 @@ class Evaluator:
             self.reference_checksums[name] = digest
         return {name: refs[name] for name in sorted(refs)}
 
+    def _predicted_states(self, preds: Predictions) -> dict[str, list]:
+        """The predicted states normalized once per evaluation (BLEU's domains and Success share them)."""
+        if self._normalized_states is None:
+            chain = self.testset.chain
+            self._normalized_states = {k: [normalize_state(t.state or {}, chain) for t in v] for k, v in preds.items()}
+        return self._normalized_states
+
     def _bleu_details(
         self, preds: Predictions, hypotheses, refs, has_domains: bool, has_states: bool
     ) -> dict[str, Any]:
@@ -260,13 +274,18 @@ class Evaluator:
             source = "given active_domains"
         else:
             if has_states:
-                states = {k: [normalize_state(t.state or {}, self.testset.chain) for t in v] for k, v in preds.items()}
+                states = self._predicted_states(preds)
                 source = "estimated from predicted states"
             else:
                 gold = self.testset.multiwoz22["gold_states"]
-                states = {k: gold[k][: len(v)] for k, v in preds.items()}
+                states = {k: gold[k][: len(v)] for k, v in preds.items() if k in gold}
                 source = "estimated from MultiWOZ 2.2 gold states"
+                without = len(preds) - len(states)
+                if without:  # a partial 2.2 copy: those turns are grouped, not dropped
+                    source += f" ({without} dialogue(s) without one: domain 'unknown')"
             active = {k: success_lib.estimate_active_domains(v) for k, v in states.items()}
+            for k, v in preds.items():
+                active.setdefault(k, [["unknown"]] * len(v))
         by_domain: dict[str, list[tuple[str, int]]] = {}
         for key, turns in active.items():
             for index, domains in enumerate(turns):
@@ -276,7 +295,9 @@ class Evaluator:
         return {
             "per_domain": bleu_lib.grouped_bleu(hypotheses, refs, dict(sorted(by_domain.items()))),
             "domains": source,
-            "per_dialogue": bleu_lib.grouped_bleu(hypotheses, refs, by_dialogue),
+            **(
+                {"per_dialogue": bleu_lib.grouped_bleu(hypotheses, refs, by_dialogue)} if self.bleu_per_dialogue else {}
+            ),
         }
 
     def _success(self, preds: Predictions, hypotheses, use_gold: bool, has_domains: bool) -> dict[str, Any]:
@@ -294,7 +315,7 @@ class Evaluator:
                     raise InputError(f"dialogue {key}: no MultiWOZ 2.2 gold state to evaluate Inform/Success with")
                 states = gold_states[key][: len(turns)]
             else:
-                states = [normalize_state(turn.state or {}, ts.chain) for turn in turns]
+                states = self._predicted_states(preds)[key]
             if gold_active is not None:
                 active = gold_active[key][: len(turns)]
             elif has_domains:
