@@ -30,6 +30,9 @@ def _args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument(
+        "-j", "--jobs", type=int, help="worker processes (default: one per CPU; the numbers do not depend on it)"
+    )
+    parser.add_argument(
         "--format", default="table", choices=("table", "markdown", "latex", "csv", "json", "html"), help="output"
     )
     parser.add_argument("-o", "--output", help="write the rendered comparison here instead of stdout")
@@ -70,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         per_dialogue=bool(args.per_dialogue),
         evaluator_options=evaluator_options(args),
+        jobs=args.jobs,
     )
     image = None
     # the HTML report embeds the plot whenever matplotlib is there

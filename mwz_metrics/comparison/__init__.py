@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import multiprocessing
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,64 @@ def resolve_inputs(specs: list[str]) -> dict[str, Path]:
     return systems
 
 
+_WORKER: dict[str, Any] = {}  # the evaluator a forked worker inherits
+
+
+def _score_one(evaluator: Any, name: str, predictions: Any, bleu: bool) -> tuple[str, tuple[dict, dict, list]]:
+    """One system's result, its per-dialogue BLEU statistics per style and its dialogue keys."""
+    logger.info("scoring %s", name)
+    try:
+        result = evaluator.evaluate(str(predictions) if isinstance(predictions, Path) else predictions)
+    except InputError as error:
+        raise InputError(f"system {name}: {error}") from None
+    by_style: dict[str, dict[str, list[int]]] = {}
+    keys: list[str] = []
+    if bleu:
+        hypotheses, _ = evaluator.last_bleu_inputs
+        keys = list(hypotheses)
+        by_style = {style: by_dialogue for style, (by_dialogue, _score) in _bleu_statistics(evaluator).items()}
+    return name, (result, by_style, keys)
+
+
+def _worker(item: tuple[str, Any, bool]) -> tuple[str, tuple[dict, dict, list]]:
+    name, predictions, bleu = item
+    return _score_one(_WORKER["evaluator"], name, predictions, bleu)
+
+
+def default_jobs(systems: int) -> int:
+    """Worker processes for ``systems`` systems: one per CPU, at most one per system after the first."""
+    return max(1, min(os.cpu_count() or 1, systems - 1))
+
+
+def _score_all(evaluator: Any, systems: Mapping[str, Any], *, bleu: bool, jobs: int | None):
+    """(name, scored) for every system, in order. The first system is scored here, which loads the
+    references, goals, database and BLEU reference statistics once; with ``jobs`` > 1 the others are
+    scored by forked workers that inherit all of it (results are the same numbers as in one process)."""
+    items = list(systems.items())
+    if not items:
+        return
+    yield _score_one(evaluator, items[0][0], items[0][1], bleu)
+    rest = [(name, predictions, bleu) for name, predictions in items[1:]]
+    jobs = default_jobs(len(items)) if jobs is None else jobs
+    if jobs <= 1 or len(rest) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for item in rest:
+            yield _score_one(evaluator, *item)
+        return
+    _WORKER["evaluator"] = evaluator
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(rest))) as pool:
+            yield from pool.imap(_worker, rest)
+    finally:
+        _WORKER.clear()
+
+
+def _bleu_of_statistics(stats: list[int]) -> float:
+    """BLEU of summed sacrebleu statistics (the process's scorer: the same for every style)."""
+    from mwz_metrics.multiwoz.bleu import score_of, scorer
+
+    return score_of(scorer(), [stats])
+
+
 def _bleu_statistics(evaluator: Any) -> dict[str, tuple[dict[str, list[int]], Any]]:
     """Per-dialogue sacrebleu statistics of the last evaluation and the score function, per style."""
     from mwz_metrics.multiwoz.bleu import score_of, segment_statistics
@@ -121,13 +181,12 @@ def _bleu_statistics(evaluator: Any) -> dict[str, tuple[dict[str, list[int]], An
     for style, per_dialogue in references.items():
         flat_refs = [r for key in order for r in per_dialogue[key][: len(hypotheses[key])]]
         scorer, segments = segment_statistics(flat_refs, flat_hyps)
-        by_dialogue: dict[str, list[int]] = {}
-        position = 0
-        for key in order:
-            n = len(hypotheses[key])
-            rows = segments[position : position + n]
-            position += n
-            by_dialogue[key] = [sum(column) for column in zip(*rows)] if rows else [0] * len(segments[0])
+        matrix = np.asarray(segments, dtype=np.int64)
+        # per-dialogue sums: cumulative sums differenced at the dialogue boundaries
+        ends = np.cumsum([len(hypotheses[key]) for key in order])
+        cumulative = np.vstack([np.zeros((1, matrix.shape[1]), dtype=np.int64), np.cumsum(matrix, axis=0)])
+        sums = cumulative[ends] - cumulative[np.concatenate([[0], ends[:-1]])]
+        by_dialogue = {key: [int(x) for x in row] for key, row in zip(order, sums)}
         out[style] = (by_dialogue, lambda stats, s=scorer: score_of(s, [stats]))
     return out
 
@@ -144,12 +203,14 @@ def compare(
     seed: int = 0,
     per_dialogue: bool = False,
     evaluator_options: Mapping[str, Any] | None = None,
+    jobs: int | None = None,
 ) -> Comparison:
     """Score every system with one shared evaluator and compare them (see the module docstring).
 
     ``systems``: name -> predictions (a path or mwzeval's mapping). ``evaluator_options``: what
     :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` takes beside the metrics (``styles``,
-    ``chain``, ``reference_files``, Success variants, ``data_dir``...).
+    ``chain``, ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes
+    (default one per CPU; 1 scores everything in this process); the numbers do not depend on it.
     """
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
@@ -158,23 +219,25 @@ def compare(
     if baseline is not None and baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
     evaluator = Evaluator(
-        bleu=bleu, success=success, richness=richness, dst=dst, per_dialogue=True, **dict(evaluator_options or {})
+        bleu=bleu,
+        success=success,
+        richness=richness,
+        dst=dst,
+        per_dialogue=True,
+        bleu_per_dialogue=False,  # per-dialogue BLEU comes from the segment statistics below
+        **dict(evaluator_options or {}),
     )
     results: dict[str, dict[str, Any]] = {}
     statistics: dict[str, dict[str, tuple[dict[str, list[int]], Any]]] = {}
     keys_of: dict[str, list[str]] = {}
-    for name, predictions in progress(systems.items(), "scoring systems", total=len(systems)):
-        logger.info("scoring %s", name)
-        try:
-            result = evaluator.evaluate(str(predictions) if isinstance(predictions, Path) else predictions)
-        except InputError as error:
-            raise InputError(f"system {name}: {error}") from None
+    for name, (result, by_style, keys) in progress(
+        _score_all(evaluator, systems, bleu=bleu, jobs=jobs), "scoring systems", total=len(systems)
+    ):
         results[name] = result
         keys_of[name] = list(result["success"]["per_dialogue"]) if success else []
         if bleu:
-            hypotheses, _ = evaluator.last_bleu_inputs  # type: ignore[misc]
-            keys_of[name] = keys_of[name] or list(hypotheses)
-            statistics[name] = _bleu_statistics(evaluator)
+            keys_of[name] = keys_of[name] or keys
+            statistics[name] = {style: (by_dialogue, _bleu_of_statistics) for style, by_dialogue in by_style.items()}
     names = list(systems)
     common = sorted(set.intersection(*(set(keys_of[n]) for n in names))) if any(keys_of.values()) else []
 
@@ -222,6 +285,8 @@ def compare(
         if bleu:
             for style, value in result["bleu"].items():
                 add(f"bleu:{style}", "total", value)
+                for domain, by_domain in result.get("bleu_details", {}).get("per_domain", {}).get(style, {}).items():
+                    add(f"bleu:{style}", domain, by_domain)
         if richness:
             for key in RICHNESS_KEYS:
                 add(f"richness:{key}", "total", result["richness"][key])
