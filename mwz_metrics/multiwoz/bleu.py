@@ -14,7 +14,7 @@ _SEGMENTS: OrderedDict[tuple, list] = OrderedDict()
 _MAX_SEGMENT_LISTS = 8
 # hypothesis -> (its n-grams, its length) after sacrebleu's preprocessing: the same for every
 # style (only the references differ), so each response is tokenized and counted once
-_HYPOTHESIS_NGRAMS: dict[str, tuple[Any, int]] = {}
+_HYPOTHESIS_NGRAMS: dict[str, tuple[Any, int, list[int]]] = {}
 _MAX_TEXTS = 200_000
 
 
