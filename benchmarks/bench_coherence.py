@@ -1,66 +1,37 @@
-"""Throughput of session coherence on this CPU: ``python benchmarks/bench_coherence.py``.
+"""Session coherence of one system as a user runs it: ``python benchmarks/bench_coherence.py``.
 
-Scores the gold test sessions (user turns encoded once and cached), then one or
-more systems' predictions in the traditional setting, where only the systems'
-own responses are encoded. Prints turn pairs per second for each step.
+Times ``mwz coherence -i SYSTEM.json`` as one whole process (model load, 7372 responses
+between the gold user turns of the MultiWOZ 2.1 test set, about 14,700 pairs read by the
+cross-encoder, bootstrap CI and per-domain scores) on this machine's CPU, and then the same
+command over several systems at once (``-i A -i B``), where the model loads once. The goal is
+at most 3 minutes per system on a 2-core CPU. There is no reference implementation to run
+beside it: the paper's scorer is not public.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("MWZ_SHARED", ROOT.parent / "shared"))
-DEFAULT_PREDICTIONS = SHARED / "data" / "mwzeval" / "predictions"
+from whole_process import mwz_command, shared_root, timed
 
 
 def main(argv=None) -> int:
+    """Print the wall time of one system and of several in one process."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--predictions", type=Path, default=DEFAULT_PREDICTIONS)
-    parser.add_argument("--systems", nargs="*", default=["damd", "mintl"])
-    parser.add_argument("--dialogues", type=int, default=0, help="only the first N test dialogues (0: all)")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--systems", nargs="*", default=["hdsa", "damd"])
     args = parser.parse_args(argv)
-    os.environ.setdefault("MWZ_MIRROR", str(SHARED / "data" / "mirror"))
-
-    import torch
-
-    torch.set_num_threads(args.threads)
-    from mwz_metrics.coherence import api, data
-    from mwz_metrics.coherence.scorer import CoherenceScorer
-
-    started = time.perf_counter()
-    scorer = CoherenceScorer()
-    print(f"load encoder + head: {time.perf_counter() - started:.1f} s")
-    corpus = data.load_corpus("test")
-    ids = sorted(corpus.dialogues)[: args.dialogues] if args.dialogues else None
-
-    for label, delex in (("gold (lexicalized)", False), ("gold (delexicalized)", True)):
-        before = scorer.encoder.encoded
-        started = time.perf_counter()
-        result = api.score_gold(scorer=scorer, delexicalized=delex, ids=ids)
-        seconds = time.perf_counter() - started
+    shared = shared_root()
+    predictions = shared / "data" / "mwzeval" / "predictions"
+    env = {**os.environ, "MWZ_MIRROR": str(shared / "data" / "mirror")}
+    one = timed(mwz_command("coherence", "-i", str(predictions / f"{args.systems[0]}.json")), env)
+    print(f"mwz coherence, one system ({args.systems[0]}): {one:.1f} s (goal: 180 s)")
+    if len(args.systems) > 1:
+        inputs = [arg for system in args.systems for arg in ("-i", str(predictions / f"{system}.json"))]
+        many = timed(mwz_command("coherence", *inputs), env)
         print(
-            f"{label}: {result['n_pairs']} pairs in {seconds:.1f} s = {result['n_pairs'] / seconds:.0f} pairs/s "
-            f"({scorer.encoder.encoded - before} texts encoded); coherence {result['coherence']:.2f}"
-        )
-    for system in args.systems:
-        with open(args.predictions / f"{system}.json", encoding="utf-8") as f:
-            predictions = json.load(f)
-        if ids is not None:
-            predictions = {k: v for k, v in predictions.items() if k in set(ids)}
-        before = scorer.encoder.encoded
-        started = time.perf_counter()
-        result = api.score_predictions(predictions, scorer=scorer, on_mismatch="skip")
-        seconds = time.perf_counter() - started
-        print(
-            f"{system}: {result['n_pairs']} pairs in {seconds:.1f} s = {result['n_pairs'] / seconds:.0f} pairs/s "
-            f"({scorer.encoder.encoded - before} texts encoded, user turns cached); coherence {result['coherence']:.2f}"
+            f"mwz coherence, {len(args.systems)} systems in one process: {many:.1f} s ({many / len(args.systems):.1f} s each)"
         )
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     return 0

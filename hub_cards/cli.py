@@ -18,6 +18,7 @@ def _selection_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", action="append", metavar="NAME", help="export only this metric (repeatable)")
     parser.add_argument("--no-datasets", action="store_true", help="export no dataset")
     parser.add_argument("--no-metrics", action="store_true", help="export no metric")
+    parser.add_argument("--no-models", action="store_true", help="export no model (the coherence cross-encoder)")
     parser.add_argument(
         "--config", action="append", metavar="DATASET=CONFIG", help="export only this config of DATASET (repeatable)"
     )
@@ -52,6 +53,7 @@ def _run_export(args: argparse.Namespace, out: str):
         datasets_only=[] if args.no_datasets else args.dataset,
         metrics_only=[] if args.no_metrics else args.metric,
         configs=_configs(args.config),
+        models=not args.no_models,
     )
 
 
@@ -65,13 +67,15 @@ def _report(manifest, out: str) -> None:
         print(f"dataset {name}: {out}/{entry['path']}: {configs}")
     for name, entry in manifest.spaces.items():
         print(f"space   {name}: {out}/{entry['path']} (requires {', '.join(entry['requirements'])})")
+    for name, entry in manifest.models.items():
+        print(f"model   {name}: {out}/{entry['path']} (adapter sha256 {entry['signature']['adapter_sha256'][:12]})")
     for skipped in manifest.skipped:
         print(f"SKIPPED {skipped['item']}: {skipped['reason']}")
 
 
 @command(
     "hub export",
-    "write Hub-ready dataset folders (parquet + card) and metric Spaces",
+    "write Hub-ready dataset folders (parquet + card), metric Spaces and the coherence model",
     _export_args,
     example="mwz hub export out/",
 )

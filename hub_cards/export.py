@@ -5,6 +5,7 @@ Layout of ``OUT``::
     datasets/<name>/README.md                      card + ``configs:`` + ``dataset_info:``
     datasets/<name>/data/<config>/<split>-00000-of-00001.parquet
     spaces/<name>/{<name>.py, app.py, requirements.txt, README.md}
+    models/mwz-session-coherence/                  the coherence cross-encoder, adapters merged
     mwz_export.json                                what was exported, and what was not and why
 
 The dataset folders load with plain ``datasets.load_dataset(folder, config)`` and
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from mwz_hub import cards
 from mwz_hub.export_datasets import export_dataset, quiet_datasets
+from mwz_hub.export_models import export_models
 from mwz_hub.export_spaces import export_space, requirements
 from mwz_hub.manifest import DISTRIBUTION, EXPORT_MARKER, MANIFEST, MAX_SHARD_BYTES, Manifest
 
@@ -31,6 +33,7 @@ __all__ = [
     "Manifest",
     "export",
     "export_dataset",
+    "export_models",
     "export_space",
     "requirements",
 ]
@@ -42,12 +45,13 @@ def export(
     datasets_only: list[str] | None = None,
     metrics_only: list[str] | None = None,
     configs: dict[str, list[str]] | None = None,
+    models: bool = True,
 ) -> Manifest:
     """Export every registered dataset and metric (or the selected ones) into ``out``.
 
     ``datasets_only``/``metrics_only``: names to export (``[]`` for none, None for all);
     ``configs``: ``{dataset: [config, ...]}`` restricts those datasets' configs (the others are
-    listed as skipped).
+    listed as skipped); ``models``: also the coherence model with its adapters merged.
     """
     quiet_datasets()
     out = Path(out)
@@ -66,5 +70,7 @@ def export(
                 export_dataset(name, out, manifest, (configs or {}).get(name))
             else:
                 export_space(name, out, manifest)
+    if models:
+        export_models(out, manifest)
     manifest.write(out)
     return manifest

@@ -25,6 +25,7 @@ class Manifest:
     version: str = __version__
     datasets: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     spaces: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    models: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
     def skip(self, item: str, reason: str) -> None:

@@ -23,7 +23,7 @@ from mwz_hub.export import MANIFEST, Manifest
 logger = logging.getLogger(__name__)
 
 # Remote files replaced by each upload: stale shards would otherwise match the configs' globs.
-DELETE_PATTERNS = {"dataset": ["data/**"], "space": ["*.py", "requirements.txt"]}
+DELETE_PATTERNS = {"dataset": ["data/**"], "space": ["*.py", "requirements.txt"], "model": ["*.safetensors"]}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +81,9 @@ def plan(out: str | Path, namespace: str, *, allow_unpinned: bool = False) -> Pl
     for name, entry in manifest.spaces.items():
         folder = out / entry["path"]
         result.uploads.append(Upload(f"{namespace}/{name}", "space", folder, _files(folder)))
+    for name, entry in manifest.models.items():
+        folder = out / entry["path"]
+        result.uploads.append(Upload(f"{namespace}/{name}", "model", folder, _files(folder)))
     return result
 
 

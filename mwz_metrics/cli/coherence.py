@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
+from typing import Any
 
 from mwz_metrics.cli.registry import command, require_extra, write_json
 
@@ -12,9 +14,14 @@ logger = logging.getLogger("mwz.coherence")
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("-i", "--input", help="mwzeval predictions or full sessions (JSON)")
-    source.add_argument("--gold", action="store_true", help="score the gold MultiWOZ 2.1 test sessions")
+    parser.add_argument(
+        "-i",
+        "--input",
+        action="append",
+        default=[],
+        help="mwzeval predictions or full sessions (JSON), a folder of them, or NAME=PATH; repeatable",
+    )
+    parser.add_argument("--gold", action="store_true", help="score the gold MultiWOZ 2.1 test sessions")
     parser.add_argument("-o", "--output", help="write the full result (with per-session scores) as JSON")
     parser.add_argument(
         "--setting",
@@ -37,7 +44,12 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help="treat responses as lexicalized (default for --gold)",
     )
     parser.add_argument(
-        "--with-gold", action="store_true", help="also score gold on the same dialogues and in the same form"
+        "--with-gold",
+        action="store_true",
+        help="also score gold on the same dialogues and in the same form, with the paired difference",
+    )
+    parser.add_argument(
+        "--explain", nargs="?", type=int, const=20, default=0, metavar="N", help="list the N (20) least coherent turns"
     )
     parser.add_argument(
         "--skip-mismatched",
@@ -47,49 +59,93 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
 
 
+def _score_one(api, name: str, path, args: argparse.Namespace) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    setting = args.setting
+    if setting == "auto":
+        setting = "sessions" if api.looks_like_sessions(data) else "traditional"
+    if setting == "sessions":
+        return api.score_sessions(data, explain=args.explain)
+    return api.score_predictions(
+        data,
+        delexicalized=args.delexicalized,
+        with_gold=args.with_gold,
+        explain=args.explain,
+        on_mismatch="skip" if args.skip_mismatched else "error",
+        data_dir=args.data_dir,
+        description=f"coherence ({name})",
+    )
+
+
+def _ci(block: dict[str, Any] | None) -> str:
+    if not block or math.isnan(block.get("low", math.nan)):
+        return ""
+    return f"[{block['low']:.2f}, {block['high']:.2f}]"
+
+
+def _print_table(results: dict[str, dict[str, Any]]) -> None:
+    with_gold = any("gold_coherence" in r for r in results.values())
+    header = f"{'system':<22} {'coherence':>9}  {'95% CI':<16} {'sessions':>8}"
+    if with_gold:
+        header += f"  {'gold':>6}  {'gold - system [95% CI]':<28} {'p':>6}"
+    print(header)
+    for name, r in results.items():
+        line = f"{name:<22} {r['coherence']:>9.2f}  {_ci(r.get('ci95')):<16} {r['n_sessions']:>8}"
+        if "gold_coherence" in r:
+            d = r["gold_minus_system"]
+            line += f"  {r['gold_coherence']:>6.2f}  {d['difference']:>6.2f} {_ci(d):<21} {d['p_value']:>6.3f}"
+        print(line)
+
+
+def _print_domains(result: dict[str, Any]) -> None:
+    domains = result.get("per_domain")
+    if not domains:
+        return
+    print("per domain: " + "  ".join(f"{d} {v['coherence']:.2f} ({v['sessions']})" for d, v in domains.items()))
+
+
+def _print_explain(result: dict[str, Any]) -> None:
+    for row in result.get("least_coherent", []):
+        print(f"  {row['probability']:6.2f}  {row['session']} turn {row['turn']}")
+        if row["context"] is not None:
+            print(f"          context: {row['context']}")
+        print(f"          {row['first']['speaker']}: {row['first']['text']}")
+        print(f"       -> {row['second']['speaker']}: {row['second']['text']}")
+
+
 @command(
     "coherence",
     "session coherence (Cheng et al. 2022) of predictions, sessions or gold",
     _arguments,
-    example="mwz coherence -i predictions.json --with-gold",
+    example="mwz coherence -i ubar.json -i damd.json --with-gold --explain",
 )
 def _run(args: argparse.Namespace) -> int:
-    require_extra("coherence", "torch", "sentence_transformers")
+    if not args.gold and not args.input:
+        raise SystemExit("mwz coherence: give -i PREDICTIONS (repeatable) or --gold")
+    require_extra("coherence", "torch", "transformers")
     from mwz_metrics.coherence import api
+    from mwz_metrics.comparison import resolve_inputs
 
+    results: dict[str, dict[str, Any]] = {}
     if args.gold:
-        result = api.score_gold(delexicalized=bool(args.delexicalized), data_dir=args.data_dir)
-    else:
-        with open(args.input, encoding="utf-8") as f:
-            data = json.load(f)
-        setting = args.setting
-        if setting == "auto":
-            setting = "sessions" if api.looks_like_sessions(data) else "traditional"
-        if setting == "sessions":
-            result = api.score_sessions(data)
-        else:
-            result = api.score_predictions(
-                data,
-                delexicalized=args.delexicalized,
-                with_gold=args.with_gold,
-                on_mismatch="skip" if args.skip_mismatched else "error",
-                data_dir=args.data_dir,
-            )
-    setting = result["signature"]["setting"]
-    print(
-        f"setting: {setting}"
-        + (
-            f" ({'delexicalized' if result.get('delexicalized') else 'lexicalized'})"
-            if "delexicalized" in result
-            else ""
+        results["gold"] = api.score_gold(
+            delexicalized=bool(args.delexicalized), explain=args.explain, data_dir=args.data_dir
         )
-    )
-    print(f"coherence (mean over pairs):    {result['coherence']:.2f}")
-    print(f"coherence (mean over sessions): {result['coherence_per_session']:.2f}")
-    if "gold_coherence" in result:
-        print(f"gold on the same dialogues:     {result['gold_coherence']:.2f}")
-    print(f"sessions: {result['n_sessions']}  pairs: {result['n_pairs']}")
-    if result.get("skipped_dialogues"):
-        print(f"skipped (turn-count mismatch): {', '.join(result['skipped_dialogues'])}")
-    write_json(result, args.output)
+    for name, path in resolve_inputs(args.input).items():
+        results[name] = _score_one(api, name, path, args)
+
+    first = next(iter(results.values()))
+    print(f"signature: {first['signature']['line']}")
+    _print_table(results)
+    for name, result in results.items():
+        if len(results) > 1 and (result.get("per_domain") or result.get("least_coherent")):
+            print(f"\n{name}")
+        _print_domains(result)
+        if result.get("skipped_dialogues"):
+            print(f"skipped (turn-count mismatch): {', '.join(result['skipped_dialogues'])}")
+        if args.explain:
+            print(f"{args.explain} least coherent turns (P(coherent) x 100):")
+            _print_explain(result)
+    write_json(results if len(results) > 1 else first, args.output)
     return 0

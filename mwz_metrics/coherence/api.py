@@ -1,4 +1,4 @@
-"""Scoring entry points shared by the ``evaluate`` module, the CLI and the train script."""
+"""Scoring entry points shared by the ``evaluate`` module, the CLI and the probes."""
 
 from __future__ import annotations
 
@@ -8,17 +8,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.coherence import data as cdata
+from mwz_metrics.coherence import report
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
 
+_SHARED: dict[str, Any] = {}
+
+
+def shared_scorer():
+    """One scorer (model and pair memo) per process, so that many systems share it."""
+    if "scorer" not in _SHARED:
+        from mwz_metrics.coherence.scorer import CoherenceScorer
+
+        _SHARED["scorer"] = CoherenceScorer()
+    return _SHARED["scorer"]
+
 
 def _scorer(scorer):
-    if scorer is not None:
-        return scorer
-    from mwz_metrics.coherence.scorer import CoherenceScorer
-
-    return CoherenceScorer()
+    return scorer if scorer is not None else shared_scorer()
 
 
 def _signature(
@@ -35,37 +43,16 @@ def _signature(
         "sources": sources,
         "options": dict(options),
     }
-    weights = str(model.get("weights_sha256", ""))[:12]
-    head = str(model.get("head_sha256", ""))[:12]
+    base = str(model.get("base_sha256", ""))[:12]
+    adapter = str(model.get("adapter_sha256", ""))[:12]
+    training = str(model.get("training_data_sha256", ""))[:12]
     return Signature.build(
         "mwz_session_coherence",
         data=source_checksums(sources),
-        model=f"minilm={weights}+head={head}",
+        model=f"minilm={base}+delta={adapter}+train={training}",
         options={"setting": setting, **options},
         details=details,
     ).as_dict()
-
-
-def _prime_gold(scorer, corpus, *, system: bool, delexicalized: bool) -> None:
-    """Embed the gold test turns canonically (and from disk after the first run)."""
-    prime = getattr(scorer.encoder, "prime", None)
-    if prime is None:
-        return
-    from mwz_metrics.coherence.data import normalize_placeholders
-
-    sessions = cdata.gold_sessions(corpus, delexicalized=delexicalized)
-    user = [
-        normalize_placeholders(t["text"]) for turns in sessions.values() for t in turns if t["speaker"] == cdata.USER
-    ]
-    prime(user, f"{corpus.split}-user")
-    if system:
-        texts = [
-            normalize_placeholders(t["text"])
-            for turns in sessions.values()
-            for t in turns
-            if t["speaker"] != cdata.USER
-        ]
-        prime(texts, f"{corpus.split}-system-{'delex' if delexicalized else 'lex'}")
 
 
 def looks_like_sessions(data: Any) -> bool:
@@ -79,19 +66,39 @@ def looks_like_sessions(data: Any) -> bool:
     return False
 
 
+def _report(result: dict[str, Any], sessions, domains, explain: int) -> None:
+    per_pair = result["pair_probabilities"]
+    result["ci95"] = report.bootstrap(per_pair)
+    if domains is not None:
+        result["per_domain"] = report.per_domain(per_pair, domains)
+    if explain:
+        result["least_coherent"] = report.least_coherent(sessions, per_pair, explain)
+
+
+def test_domains(corpus: cdata.Corpus) -> dict[str, frozenset[str]]:
+    """Domains of each dialogue of a corpus (from its dialogue acts)."""
+    from mwz_metrics.coherence.negatives import dialogue_domains
+
+    return {name: dialogue_domains(turns) for name, turns in corpus.dialogues.items()}
+
+
 def score_predictions(
     predictions: Mapping[str, Sequence[Any]],
     *,
     delexicalized: bool | None = None,
     on_mismatch: str = "error",
     with_gold: bool = False,
+    explain: int = 0,
     scorer=None,
     data_dir: str | None = None,
+    description: str = "coherence",
 ) -> dict[str, Any]:
     """Traditional setting: each predicted response between the gold user turns of the 2.1 test set.
 
     ``delexicalized=None`` detects it (any known ``[placeholder]``); then the gold
     system turns are delexicalized too wherever gold is scored (``with_gold``).
+    With ``with_gold``, the result adds gold on the same dialogues and the
+    paired-bootstrap difference gold - system.
     """
     predictions = copy.deepcopy(predictions)  # never touch the caller's object
     corpus = cdata.load_corpus("test", data_dir)
@@ -103,15 +110,17 @@ def score_predictions(
     if skipped:
         logger.warning("skipped %d dialogue(s) whose turn count differs from the gold one: %s", len(skipped), skipped)
     scorer = _scorer(scorer)
-    _prime_gold(scorer, corpus, system=False, delexicalized=delexicalized)
-    result = scorer.score(sessions)
+    result = scorer.score(sessions, description)
     result["delexicalized"] = delexicalized
     result["skipped_dialogues"] = skipped
     result["missing_dialogues"] = len(set(corpus.dialogues) - set(sessions) - set(skipped))
+    _report(result, sessions, test_domains(corpus), explain)
     if with_gold:
         gold = score_gold(scorer=scorer, delexicalized=delexicalized, ids=sorted(sessions), data_dir=data_dir)
         result["gold_coherence"] = gold["coherence"]
         result["gold_coherence_per_session"] = gold["coherence_per_session"]
+        result["gold_ci95"] = gold["ci95"]
+        result["gold_minus_system"] = report.paired_difference(result["pair_probabilities"], gold["pair_probabilities"])
     options = {"delexicalized": delexicalized, "on_mismatch": on_mismatch, "with_gold": with_gold}
     result["signature"] = _signature(scorer, "traditional", options, [corpus.source])
     return result
@@ -121,6 +130,7 @@ def score_gold(
     *,
     delexicalized: bool = False,
     ids: Sequence[str] | None = None,
+    explain: int = 0,
     scorer=None,
     data_dir: str | None = None,
 ) -> dict[str, Any]:
@@ -133,19 +143,21 @@ def score_gold(
         ids = [cdata.dialogue_id(i) for i in ids]
     sessions = cdata.gold_sessions(corpus, delexicalized=delexicalized, ids=ids)
     scorer = _scorer(scorer)
-    # System turns are primed only for the whole gold set (the CLI's --gold), where it pays.
-    _prime_gold(scorer, corpus, system=ids is None, delexicalized=delexicalized)
-    result = scorer.score(sessions)
+    result = scorer.score(sessions, "coherence (gold)")
     result["delexicalized"] = delexicalized
+    _report(result, sessions, test_domains(corpus), explain)
     options = {"delexicalized": delexicalized, "dialogues": "all" if ids is None else len(ids)}
     result["signature"] = _signature(scorer, "gold", options, [corpus.source])
     return result
 
 
-def score_sessions(sessions: Mapping[str, Sequence[Mapping[str, str]]], *, scorer=None) -> dict[str, Any]:
+def score_sessions(
+    sessions: Mapping[str, Sequence[Mapping[str, str]]], *, explain: int = 0, scorer=None
+) -> dict[str, Any]:
     """Full sessions as given (simulator or interactive evaluation)."""
     checked = cdata.validate_sessions(sessions)  # copies
     scorer = _scorer(scorer)
     result = scorer.score(checked)
+    _report(result, checked, None, explain)
     result["signature"] = _signature(scorer, "sessions", {}, [])
     return result

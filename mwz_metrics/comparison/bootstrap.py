@@ -41,6 +41,18 @@ def rate(outcomes: Sequence[float]) -> ScoreOf:
     return score
 
 
+def ratio(sums: Sequence[float], counts: Sequence[float]) -> ScoreOf:
+    """A percentage of per-dialogue sums over per-dialogue counts (e.g. P(coherent) summed over a
+    session's pairs, and its number of pairs): the mean over the resampled dialogues' items."""
+    numerator = np.asarray(sums, dtype=np.float64)
+    denominator = np.asarray(counts, dtype=np.float64)
+
+    def score(weights: np.ndarray) -> np.ndarray:
+        return 100.0 * (weights @ numerator) / np.maximum(weights @ denominator, 1.0)
+
+    return score
+
+
 def bleu(statistics: np.ndarray, compute: Callable[[list[int]], float]) -> ScoreOf:
     """BLEU from per-dialogue sacrebleu statistics (``dialogues x stats``), summed per resample."""
     stats = np.asarray(statistics, dtype=np.int64)

@@ -23,7 +23,8 @@ SIGNIFICANT = 0.05
 
 def _label(metric: str) -> str:
     kind, _, name = metric.partition(":")
-    return {"inform": "Inform", "success": "Success"}.get(kind, f"{kind.upper() if kind == 'bleu' else kind} {name}")
+    fixed = {"inform": "Inform", "success": "Success", "coherence": "Coherence"}
+    return fixed.get(kind, f"{kind.upper() if kind == 'bleu' else kind} {name}")
 
 
 def _number(value: Any) -> str:

@@ -17,11 +17,11 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-Session-level coherence (0-100): a binary classifier (frozen all-MiniLM-L6-v2 embeddings and a
-small head shipped with mwz-eval, see its MODEL_CARD.md) gives P(coherent) for every adjacent pair
-of turns; a session scores the mean over its pairs. Predictions in mwzeval's format are scored in
+Session-level coherence (0-100): a cross-encoder (all-MiniLM-L6-v2's bottom layers reading both turns
+together, with a small trained delta shipped with mwz-eval, see its MODEL_CARD.md) gives P(coherent) for every adjacent
+pair of turns; a session scores the mean over its pairs. Predictions in mwzeval's format are scored in
 the traditional setting (each predicted response between the gold user turns of the MultiWOZ 2.1
-test set); full sessions are scored as given. Needs the `coherence` extra (torch, sentence-transformers).
+test set); full sessions are scored as given. Needs the `coherence` extra (torch, transformers).
 """
 
 _KWARGS_DESCRIPTION = """
@@ -35,9 +35,12 @@ Args:
         and then the gold system turns are delexicalized too; gold alone defaults to False.
     with_gold: also score gold on the same dialogues in the same form (`gold_coherence`).
     on_mismatch: "error" (default) or "skip" dialogues whose predicted turn count differs from gold.
+    explain: list this many least coherent pairs with their context (`least_coherent`).
 Returns:
     dict with `coherence` (mean over all pairs), `coherence_per_session` (mean of session scores),
-    `sessions` (id -> score), `n_sessions`, `n_pairs` and `signature`.
+    `sessions` (id -> score), `n_sessions`, `n_pairs`, `ci95` (bootstrap over sessions),
+    `per_domain` (traditional setting), `pair_probabilities` and `signature`; with `with_gold`
+    also `gold_coherence` and `gold_minus_system` (paired bootstrap: difference, CI, p-value).
 Examples:
     >>> import evaluate
     >>> metric = evaluate.load("mwz_session_coherence")
@@ -70,13 +73,14 @@ class MwzSessionCoherence(evaluate.Metric):
         delexicalized=None,
         with_gold=False,
         on_mismatch="error",
+        explain=0,
         **kwargs,
     ):
         """Score predictions, sessions or (``gold=True``) the gold test sessions; see the inputs description."""
         if gold:
             if predictions is not None:
                 raise ValueError("gold=True scores the gold test sessions: leave predictions out")
-            return score_gold(delexicalized=bool(delexicalized))
+            return score_gold(delexicalized=bool(delexicalized), explain=explain)
         if predictions is None:
             raise ValueError("give predictions (mwzeval format or full sessions), or gold=True")
         if setting not in ("auto", "traditional", "sessions"):
@@ -94,11 +98,16 @@ class MwzSessionCoherence(evaluate.Metric):
             delexicalized=delexicalized,
             with_gold=with_gold,
             on_mismatch=on_mismatch,
+            explain=explain,
             **kwargs,
         )
 
-    def _compute(self, predictions, setting="traditional", delexicalized=None, with_gold=False, on_mismatch="error"):
+    def _compute(
+        self, predictions, setting="traditional", delexicalized=None, with_gold=False, on_mismatch="error", explain=0
+    ):
         data = dict(json.loads(item) for item in predictions)
         if setting == "sessions":
-            return score_sessions(data)
-        return score_predictions(data, delexicalized=delexicalized, with_gold=with_gold, on_mismatch=on_mismatch)
+            return score_sessions(data, explain=explain)
+        return score_predictions(
+            data, delexicalized=delexicalized, with_gold=with_gold, on_mismatch=on_mismatch, explain=explain
+        )

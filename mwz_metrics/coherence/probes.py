@@ -1,0 +1,241 @@
+"""The probe table: does the metric separate gold from systems, and can it be gamed?
+
+``python -m mwz_metrics.coherence.probes --predictions DIR [--metrics compare.json] --out probes.json``
+
+Everything is scored through :mod:`mwz_metrics.coherence.api`, the code behind
+``mwz coherence``, on the MultiWOZ 2.1 **test** dialogues (never trained on):
+
+- held-out ROC-AUC of the pair classifier: gold pairs against one negative each,
+  a random same-role turn of another dialogue, or the same-role turn two turns
+  away in the same dialogue (the hard case);
+- gold sessions (delexicalized, as the systems write) against every system, with
+  the paired-bootstrap difference over the dialogues both have;
+- degenerate systems built from the test set (:data:`~.negatives.DEGENERATES`);
+- placeholder invariance: one system rewritten in three placeholder styles;
+- optionally, Spearman's rank correlation of the systems' coherence with BLEU and
+  Success from a ``mwz compare --format json`` file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mwz_metrics.coherence import api
+from mwz_metrics.coherence import data as cdata
+from mwz_metrics.coherence.model import pair_text
+from mwz_metrics.coherence.negatives import DEGENERATES, NegativeSampler, degenerate_predictions
+
+logger = logging.getLogger("mwz_metrics.coherence.probes")
+SEED = 7
+
+
+def ranks(values) -> np.ndarray:
+    """1-based ranks, ties sharing their mean rank."""
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(values, kind="mergesort")
+    sorted_values = values[order]
+    out = np.empty(len(values), dtype=np.float64)
+    start = 0
+    while start < len(values):
+        end = start
+        while end + 1 < len(values) and sorted_values[end + 1] == sorted_values[start]:
+            end += 1
+        out[order[start : end + 1]] = (start + end) / 2.0 + 1.0
+        start = end + 1
+    return out
+
+
+def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
+    """Rank-based ROC-AUC (ties count half)."""
+    labels = np.asarray(labels, dtype=bool)
+    ranks_ = ranks(scores)
+    n_pos, n_neg = labels.sum(), (~labels).sum()
+    return float((ranks_[labels].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+
+
+def auc_probes(scorer, corpus: cdata.Corpus, ids: list[str] | None = None, seed: int = SEED) -> dict[str, Any]:
+    """Held-out ROC-AUC with random and with neighbouring-turn negatives (delexicalized gold pairs)."""
+    chosen = ids or sorted(corpus.dialogues)
+    texts = {
+        name: [cdata.normalize_placeholders(t["text"]) for t in session]
+        for name, session in cdata.gold_sessions(corpus, delexicalized=True, ids=chosen).items()
+    }
+    sampler = NegativeSampler(texts, {})
+    rng = random.Random(seed)
+    positives: list[tuple[str, str]] = []
+    negatives: dict[str, list[tuple[str, str]]] = {"random": [], "neighbour": []}
+    for name in sorted(texts):
+        turns = texts[name]
+        for position in range(1, len(turns)):
+            user_first = position % 2 == 1
+            first = pair_text(turns[position - 1], user_first)
+            positives.append((first, pair_text(turns[position], not user_first)))
+            for kind in negatives:
+                text = sampler.negative(kind, name, position, rng)
+                if text is not None:
+                    negatives[kind].append((first, pair_text(text, not user_first)))
+    pos = scorer.logits(positives, "coherence (AUC positives)")
+    out: dict[str, Any] = {"dialogues": len(texts), "positives": len(positives)}
+    for kind, pairs in negatives.items():
+        neg = scorer.logits(pairs, f"coherence (AUC {kind})")
+        labels = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
+        out[kind] = {"roc_auc": round(roc_auc(labels, np.concatenate([pos, neg])), 4), "negatives": len(pairs)}
+    return out
+
+
+def _rewrite_placeholders(predictions: dict, style: str) -> dict:
+    """The same predictions with every known placeholder written in ``style``."""
+    pattern = re.compile(r"\[([A-Za-z_]+)\]")
+
+    def rewrite(text: str) -> str:
+        def one(match: re.Match) -> str:
+            slot = cdata.normalize_placeholders(match.group(0))[1:-1]
+            if slot != slot.upper():  # unknown placeholder: keep
+                return match.group(0)
+            if style == "value":
+                return f"[value_{slot.lower()}]"
+            if style == "domain":
+                return (
+                    f"[restaurant_{slot.lower()}]" if slot in {"NAME", "ADDRESS", "PHONE", "POST"} else match.group(0)
+                )
+            return slot  # mwzeval's normalized form: bare NAME
+
+        return pattern.sub(one, text)
+
+    return {
+        name: [{**turn, "response": rewrite(turn["response"])} for turn in turns] for name, turns in predictions.items()
+    }
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    """Spearman's rank correlation."""
+    return float(np.corrcoef(ranks(a), ranks(b))[0, 1])
+
+
+def _metric_table(path: Path) -> dict[str, dict[str, float]]:
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)["rows"]
+    table: dict[str, dict[str, float]] = {}
+    for row in rows:
+        if row["domain"] == "total" and isinstance(row["value"], (int, float)):
+            table.setdefault(row["system"], {})[row["metric"]] = float(row["value"])
+    return table
+
+
+def run(predictions_dir: Path, *, metrics: Path | None = None, data_dir: str | None = None) -> dict[str, Any]:
+    """Every probe; returns the table as a dict (what the model card shows)."""
+    scorer = api.shared_scorer()
+    corpus = cdata.load_corpus("test", data_dir)
+    started = time.time()
+    result: dict[str, Any] = {"model": scorer.signature()}
+
+    gold = api.score_gold(scorer=scorer, delexicalized=True, data_dir=data_dir)
+    result["gold"] = {"coherence": round(gold["coherence"], 2), "ci95": gold["ci95"], "sessions": gold["n_sessions"]}
+    gold_pairs = gold["pair_probabilities"]
+    result["auc"] = auc_probes(scorer, corpus)
+
+    def versus_gold(scored: dict[str, Any]) -> dict[str, Any]:
+        from mwz_metrics.coherence.report import paired_difference
+
+        difference = paired_difference(scored["pair_probabilities"], gold_pairs)
+        return {
+            "coherence": round(scored["coherence"], 2),
+            "ci95": scored["ci95"],
+            "sessions": scored["n_sessions"],
+            "gold_minus_system": difference,
+        }
+
+    systems = {}
+    for path in sorted(Path(predictions_dir).glob("*.json")):
+        with open(path, encoding="utf-8") as f:
+            predictions = json.load(f)
+        one = time.time()
+        scored = api.score_predictions(
+            predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir, description=f"coherence ({path.stem})"
+        )
+        systems[path.stem] = {**versus_gold(scored), "seconds": round(time.time() - one, 1)}
+        logger.info(
+            "%s: %.2f (gold - system %.2f)",
+            path.stem,
+            scored["coherence"],
+            systems[path.stem]["gold_minus_system"]["difference"],
+        )
+    result["systems"] = systems
+
+    sessions = cdata.gold_sessions(corpus, delexicalized=True)
+    users = {n: [t["text"] for t in s if t["speaker"] == cdata.USER] for n, s in sessions.items()}
+    responses = {n: [t["text"] for t in s if t["speaker"] == cdata.SYSTEM] for n, s in sessions.items()}
+    degenerate = {}
+    for kind in DEGENERATES:
+        predictions = degenerate_predictions(users, responses, kind, seed=SEED)
+        scored = api.score_predictions(
+            predictions, scorer=scorer, delexicalized=True, data_dir=data_dir, description=f"coherence ({kind})"
+        )
+        degenerate[kind] = versus_gold(scored)
+        logger.info("degenerate %s: %.2f", kind, scored["coherence"])
+    result["degenerate"] = degenerate
+
+    if systems:
+        first = sorted(systems)[0]
+        with open(Path(predictions_dir) / f"{first}.json", encoding="utf-8") as f:
+            predictions = json.load(f)
+        styles = {}
+        for style in ("value", "domain", "bare"):
+            scored = api.score_predictions(
+                _rewrite_placeholders(predictions, style),
+                scorer=scorer,
+                delexicalized=True,
+                on_mismatch="skip",
+                data_dir=data_dir,
+                description=f"coherence ({first}, {style} placeholders)",
+            )
+            styles[style] = round(scored["coherence"], 4)
+        result["placeholder_styles"] = {
+            "system": first,
+            "scores": styles,
+            "spread": round(max(styles.values()) - min(styles.values()), 4),
+        }
+
+    if metrics is not None and systems:
+        table = _metric_table(metrics)
+        names = [n for n in sorted(systems) if n in table]
+        coherence = [systems[n]["coherence"] for n in names]
+        correlations = {}
+        for metric in ("bleu", "success", "inform"):
+            keys = sorted({k for n in names for k in table[n] if k == metric or k.startswith(metric + ":")})
+            for key in keys:
+                values = [table[n].get(key, float("nan")) for n in names]
+                if not any(np.isnan(values)):
+                    correlations[key] = round(spearman(coherence, values), 3)
+        result["spearman"] = {"systems": len(names), "with": correlations}
+    result["seconds"] = round(time.time() - started, 1)
+    return result
+
+
+def main(argv=None) -> int:
+    """Run the probes and write them as JSON; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.probes", description=__doc__.splitlines()[0])
+    parser.add_argument("--predictions", type=Path, required=True, help="folder of mwzeval predictions (*.json)")
+    parser.add_argument("--metrics", type=Path, help="`mwz compare --format json` output for the Spearman row")
+    parser.add_argument("--data-dir")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    result = run(args.predictions, metrics=args.metrics, data_dir=args.data_dir)
+    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    logger.info("wrote %s", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
