@@ -117,3 +117,26 @@ def test_every_placeholder_style_reads_the_same():
     assert {cdata.canonical_placeholders(f) for f in forms} == {"at [NAME] ."}
     # lowercase words and longer capitalized words are left alone
     assert cdata.canonical_placeholders("the name NAMES TR1234") == "the name NAMES TR1234"
+
+
+def test_plural_and_hyphen_suffixes_read_the_same_in_every_style():
+    plural = ["two [value_name]s", "two [restaurant_name]s", "two [NAME]s", "two NAMEs", "two NAME"]
+    assert {cdata.canonical_placeholders(f) for f in plural} == {"two [NAME]"}
+    # "-star" belongs to the next word, not to the placeholder
+    hyphen = ["a [stars]-star hotel", "a [value_stars]-star hotel", "a COUNT-star hotel"]
+    assert {cdata.canonical_placeholders(f) for f in hyphen} == {"a [COUNT]-star hotel"}
+
+
+def test_probe_rewrites_placeholders_with_names_the_styles_register():
+    from mwz_metrics.coherence.probes import _rewrite_placeholders
+
+    predictions = {"d": [{"response": "the postcode is [postcode] , train [train_id] ."}]}
+    rewritten = {
+        style: _rewrite_placeholders(predictions, style)["d"][0]["response"] for style in ("value", "domain", "bare")
+    }
+    assert rewritten["value"] == "the postcode is [value_postcode] , train [value_id] ."
+    assert rewritten["bare"] == "the postcode is POST , train TRAINID ."
+    assert {cdata.canonical_placeholders(t) for t in rewritten.values()} == {
+        "the postcode is [POST] , train [TRAINID] ."
+    }
+    assert predictions["d"][0]["response"].startswith("the postcode is [postcode]")  # input untouched

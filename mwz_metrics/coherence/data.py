@@ -112,13 +112,15 @@ def _placeholder_map() -> dict[str, str]:
 
 
 def normalize_placeholders(text: str) -> str:
-    """Known ``[name]`` placeholders (any plural suffix) -> ``[SLOT]``; unknown ones kept, lowercased."""
+    """Known ``[name]`` placeholders -> ``[SLOT]``, a plural ``s``/``es`` dropped (as mwzeval does);
+    unknown ones kept, lowercased. A hyphenated suffix is the next word's (``[stars]-star``): kept."""
     mapping = _placeholder_map()
 
     def replace(match: re.Match) -> str:
         name = match.group(1).lower()
         slot = mapping.get(name) or (name.upper() if name.upper() in _ontology() else None)
-        return f"[{slot}]" if slot else f"[{name}]"
+        suffix = match.group(2) if match.group(2).startswith("-") else ""
+        return (f"[{slot}]" if slot else f"[{name}]") + suffix
 
     return PLACEHOLDER_RE.sub(replace, text)
 
@@ -133,7 +135,7 @@ def _ontology() -> frozenset[str]:
 @functools.lru_cache(maxsize=1)
 def _bare_slot_re() -> re.Pattern:
     slots = "|".join(sorted(_ontology(), key=len, reverse=True))
-    return re.compile(rf"(?<![\[\w])({slots})(?![\]\w])")
+    return re.compile(rf"(?<![\[\w])({slots})(?:es|s)?(?![\]\w])")
 
 
 def canonical_placeholders(text: str) -> str:

@@ -93,22 +93,34 @@ def auc_probes(scorer, corpus: cdata.Corpus, ids: list[str] | None = None, seed:
     return out
 
 
+DOMAINS = ("restaurant", "hotel", "attraction", "train", "taxi", "hospital", "police")
+
+
+def _style_names(prefixes: tuple[str, ...]) -> dict[str, str]:
+    """Slot -> a placeholder name with one of ``prefixes`` that the registered styles map to it."""
+    from mwz_plugins import get_registry
+
+    names: dict[str, str] = {}
+    for name, slot in sorted(get_registry().placeholder_map().items()):
+        if name.startswith(prefixes):
+            names.setdefault(slot, name)
+    return names
+
+
 def _rewrite_placeholders(predictions: dict, style: str) -> dict:
-    """The same predictions with every known placeholder written in ``style``."""
-    pattern = re.compile(r"\[([A-Za-z_]+)\]")
+    """The same predictions with every known placeholder written in ``style``: ``value``
+    (``[value_name]``), ``domain`` (``[restaurant_name]``...) or ``bare`` (mwzeval's ``NAME``)."""
+    pattern = re.compile(r"\[([A-Za-z_ ]+)\]")
+    names = {"value": _style_names(("value_",)), "domain": _style_names(tuple(f"{d}_" for d in DOMAINS))}.get(style, {})
 
     def rewrite(text: str) -> str:
         def one(match: re.Match) -> str:
             slot = cdata.normalize_placeholders(match.group(0))[1:-1]
             if slot != slot.upper():  # unknown placeholder: keep
                 return match.group(0)
-            if style == "value":
-                return f"[value_{slot.lower()}]"
-            if style == "domain":
-                return (
-                    f"[restaurant_{slot.lower()}]" if slot in {"NAME", "ADDRESS", "PHONE", "POST"} else match.group(0)
-                )
-            return slot  # mwzeval's normalized form: bare NAME
+            if style == "bare":
+                return slot
+            return f"[{names[slot]}]" if slot in names else f"[{slot}]"
 
         return pattern.sub(one, text)
 
@@ -132,17 +144,28 @@ def _metric_table(path: Path) -> dict[str, dict[str, float]]:
     return table
 
 
-def run(predictions_dir: Path, *, metrics: Path | None = None, data_dir: str | None = None) -> dict[str, Any]:
-    """Every probe; returns the table as a dict (what the model card shows)."""
+def run(
+    predictions_dir: Path, *, metrics: Path | None = None, data_dir: str | None = None, dialogues: int | None = None
+) -> dict[str, Any]:
+    """Every probe; returns the table as a dict (what the model card shows). ``dialogues``: only
+    the first N test dialogues (sorted ids), for every probe alike."""
     scorer = api.shared_scorer()
     corpus = cdata.load_corpus("test", data_dir)
-    started = time.time()
-    result: dict[str, Any] = {"model": scorer.signature()}
+    ids = sorted(corpus.dialogues)[:dialogues] if dialogues else None
+    chosen = set(ids) if ids else None
 
-    gold = api.score_gold(scorer=scorer, delexicalized=True, data_dir=data_dir)
+    def subset(predictions: dict) -> dict:
+        return (
+            predictions if chosen is None else {k: v for k, v in predictions.items() if cdata.dialogue_id(k) in chosen}
+        )
+
+    started = time.time()
+    result: dict[str, Any] = {"model": scorer.signature(), "dialogues": len(ids) if ids else len(corpus.dialogues)}
+
+    gold = api.score_gold(scorer=scorer, delexicalized=True, ids=ids, data_dir=data_dir)
     result["gold"] = {"coherence": round(gold["coherence"], 2), "ci95": gold["ci95"], "sessions": gold["n_sessions"]}
     gold_pairs = gold["pair_probabilities"]
-    result["auc"] = auc_probes(scorer, corpus)
+    result["auc"] = auc_probes(scorer, corpus, ids)
 
     def versus_gold(scored: dict[str, Any]) -> dict[str, Any]:
         from mwz_metrics.coherence.report import paired_difference
@@ -158,7 +181,7 @@ def run(predictions_dir: Path, *, metrics: Path | None = None, data_dir: str | N
     systems = {}
     for path in sorted(Path(predictions_dir).glob("*.json")):
         with open(path, encoding="utf-8") as f:
-            predictions = json.load(f)
+            predictions = subset(json.load(f))
         one = time.time()
         scored = api.score_predictions(
             predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir, description=f"coherence ({path.stem})"
@@ -172,7 +195,7 @@ def run(predictions_dir: Path, *, metrics: Path | None = None, data_dir: str | N
         )
     result["systems"] = systems
 
-    sessions = cdata.gold_sessions(corpus, delexicalized=True)
+    sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
     users = {n: [t["text"] for t in s if t["speaker"] == cdata.USER] for n, s in sessions.items()}
     responses = {n: [t["text"] for t in s if t["speaker"] == cdata.SYSTEM] for n, s in sessions.items()}
     degenerate = {}
@@ -188,7 +211,7 @@ def run(predictions_dir: Path, *, metrics: Path | None = None, data_dir: str | N
     if systems:
         first = sorted(systems)[0]
         with open(Path(predictions_dir) / f"{first}.json", encoding="utf-8") as f:
-            predictions = json.load(f)
+            predictions = subset(json.load(f))
         styles = {}
         for style in ("value", "domain", "bare"):
             scored = api.score_predictions(
@@ -228,10 +251,11 @@ def main(argv=None) -> int:
     parser.add_argument("--predictions", type=Path, required=True, help="folder of mwzeval predictions (*.json)")
     parser.add_argument("--metrics", type=Path, help="`mwz compare --format json` output for the Spearman row")
     parser.add_argument("--data-dir")
+    parser.add_argument("--dialogues", type=int, help="only the first N test dialogues (sorted ids)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    result = run(args.predictions, metrics=args.metrics, data_dir=args.data_dir)
+    result = run(args.predictions, metrics=args.metrics, data_dir=args.data_dir, dialogues=args.dialogues)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     logger.info("wrote %s", args.out)
     return 0
