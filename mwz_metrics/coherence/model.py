@@ -225,6 +225,9 @@ def encode_pairs(tokenizer, firsts: Sequence[str], seconds: Sequence[str]):
 class PairClassifier:
     """P(coherent) of (first, second) utterance pairs with the merged adapter."""
 
+    output_weight: Any  # torch tensors, set when the adapter is merged
+    output_bias: Any
+
     def __init__(
         self,
         adapter_path: str | Path | None = None,

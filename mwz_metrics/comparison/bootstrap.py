@@ -41,7 +41,7 @@ def rate(outcomes: Sequence[float]) -> ScoreOf:
     return score
 
 
-def ratio(sums: Sequence[float], counts: Sequence[float]) -> ScoreOf:
+def ratio(sums: Sequence[float] | np.ndarray, counts: Sequence[float] | np.ndarray) -> ScoreOf:
     """A percentage of per-dialogue sums over per-dialogue counts (e.g. P(coherent) summed over a
     session's pairs, and its number of pairs): the mean over the resampled dialogues' items."""
     numerator = np.asarray(sums, dtype=np.float64)
