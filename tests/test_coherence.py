@@ -57,7 +57,7 @@ def test_full_sessions_are_scored_as_given_and_not_mutated(scorer):
     model = result["signature"]["model"]
     assert model["adapter_sha256"] == scorer.classifier.adapter_sha256 and len(model["adapter_sha256"]) == 64
     assert len(model["training_data_sha256"]) == 64
-    assert "delta" in result["signature"]["line"] and "train=" in result["signature"]["line"]
+    assert "+delta_" in result["signature"]["line"] and "+train_" in result["signature"]["line"]
 
 
 def test_coherent_reply_beats_an_echo_a_shuffle_and_a_random_one(scorer):
