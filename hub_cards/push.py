@@ -31,7 +31,7 @@ class Upload:
     """One folder to upload to one Hub repository."""
 
     repo_id: str
-    repo_type: str  # "dataset" or "space"
+    repo_type: str  # "dataset", "space" or "model"
     folder: Path
     files: tuple[tuple[str, int], ...]  # (path in repo, bytes)
 

@@ -265,6 +265,8 @@ def test_push_dry_run(exported, capsys):
     assert code == (1 if refused else 0)
     for name in manifest.spaces:
         assert f"would upload space org/{name}:" in printed
+    for name in manifest.models:
+        assert f"would upload model org/{name}:" in printed and "model.safetensors" in printed
     for name in manifest.datasets:
         assert (f"REFUSED org/{name}:" in printed) == (name in refused)
         assert (f"would upload dataset org/{name}:" in printed) == (name not in refused)
@@ -294,6 +296,7 @@ def test_push_calls_huggingface_hub(exported, monkeypatch, capsys):
     uploads = {c[1]: c[2] for c in FakeHfApi.calls if c[0] == "upload_folder"}
     expected = {f"org/{n}": ("dataset", e["path"]) for n, e in manifest.datasets.items()}
     expected.update({f"org/{n}": ("space", e["path"]) for n, e in manifest.spaces.items()})
+    expected.update({f"org/{n}": ("model", e["path"]) for n, e in manifest.models.items()})
     assert creates.keys() == uploads.keys() == expected.keys()
     for repo_id, (repo_type, path) in expected.items():
         assert creates[repo_id]["repo_type"] == repo_type and creates[repo_id]["exist_ok"] is True
