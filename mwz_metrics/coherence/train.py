@@ -86,7 +86,7 @@ def examples(corpus: cdata.Corpus, seed: int, epochs: int, limit: int | None = N
     return out
 
 
-def batches(tokenizer, items: list[tuple[str, str, float]], rng: random.Random) -> list[list[int]]:
+def batches(items: list[tuple[str, str, float]], rng: random.Random) -> list[list[int]]:
     """Indices grouped into batches of similar length, in a seeded random order (per epoch chunk)."""
     lengths = [len(a) + len(b) for a, b, _ in items]
     order = sorted(range(len(items)), key=lambda i: (lengths[i], i))
@@ -129,7 +129,7 @@ def train(
     adapters, full, output = cmodel.build_trainable(base, rank=RANK, full_layers=FULL_LAYERS, lora_layers=LORA_LAYERS)
     items = examples(corpus, seed, epochs, limit)
     data_sha = training_data_sha256(items)
-    order = batches(tokenizer, items, rng)
+    order = batches(items, rng)
     if max_steps is not None:
         order = order[:max_steps]
     lora_parameters = [p for m in adapters.values() for p in (m.down, m.up)]
