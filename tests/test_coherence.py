@@ -133,9 +133,10 @@ def test_report_has_ci_domains_and_the_least_coherent_turns(use_mirror, scorer):
 
 
 def test_probe_ordering_on_a_slice(use_mirror, scorer):
-    """The metric's job on 12 test dialogues: gold above every degenerate system by 15 points, and
-    real pairs above negatives. The AUC floors guard the shipped model's measured level (about 0.8
-    on the full probe, below the issue's 0.95/0.90 goal) against a regression, with some margin."""
+    """The metric's job on 12 test dialogues: gold above every degenerate system, and real pairs
+    above negatives. The floors guard the shipped model's measured level on this slice (AUC 0.858
+    random / 0.830 neighbour, degenerates 41.5 to 68.4 below gold; the issue asks 15) against a
+    regression, with some margin; the AUC stays below the issue's 0.95/0.90 goal."""
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.api import score_gold, score_predictions
     from mwz_metrics.coherence.negatives import DEGENERATES, degenerate_predictions
@@ -149,9 +150,9 @@ def test_probe_ordering_on_a_slice(use_mirror, scorer):
     responses = {n: [t["text"] for t in s if t["speaker"] == "system"] for n, s in sessions.items()}
     for kind in DEGENERATES:
         bad = score_predictions(degenerate_predictions(users, responses, kind), scorer=scorer, delexicalized=True)
-        assert gold["coherence"] - bad["coherence"] >= 15.0, (kind, gold["coherence"], bad["coherence"])
+        assert gold["coherence"] - bad["coherence"] >= 30.0, (kind, gold["coherence"], bad["coherence"])
     auc = auc_probes(scorer, corpus, ids)
-    assert auc["random"]["roc_auc"] >= 0.72 and auc["neighbour"]["roc_auc"] >= 0.68, auc
+    assert auc["random"]["roc_auc"] >= 0.82 and auc["neighbour"]["roc_auc"] >= 0.79, auc
 
 
 def test_evaluate_module_and_cli_agree(use_mirror, scorer, tmp_path, capsys):
