@@ -74,6 +74,8 @@ def test_numbers_equal_mwz_evaluate_and_mwzeval(scored):
     assert len(per_domain) >= 7  # BLEU per domain, as `mwz evaluate --per-dialogue` gives it
     for domain, value in per_domain.items():
         assert comparison.value("hdsa", "bleu:hdsa", domain) == value
+    for name in SYSTEMS:  # lexical richness of every system, not only the last one
+        assert single[name]["richness"]
         for key, value in single[name]["richness"].items():
             assert comparison.value(name, f"richness:{key}") == value
 
