@@ -134,8 +134,8 @@ def test_report_has_ci_domains_and_the_least_coherent_turns(use_mirror, scorer):
 
 def test_probe_ordering_on_a_slice(use_mirror, scorer):
     """The metric's job on 12 test dialogues: gold above every degenerate system, and real pairs
-    above negatives. The floors guard the shipped model's measured level on this slice (AUC 0.858
-    random / 0.830 neighbour, degenerates 41.5 to 68.4 below gold; the issue asks 15) against a
+    above negatives. The floors guard the shipped model's measured level on this slice (AUC 0.854
+    random / 0.844 neighbour, degenerates 45.7 to 71.2 below gold; the issue asks 15) against a
     regression, with some margin; the AUC stays below the issue's 0.95/0.90 goal."""
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.api import score_gold, score_predictions
@@ -150,9 +150,9 @@ def test_probe_ordering_on_a_slice(use_mirror, scorer):
     responses = {n: [t["text"] for t in s if t["speaker"] == "system"] for n, s in sessions.items()}
     for kind in DEGENERATES:
         bad = score_predictions(degenerate_predictions(users, responses, kind), scorer=scorer, delexicalized=True)
-        assert gold["coherence"] - bad["coherence"] >= 30.0, (kind, gold["coherence"], bad["coherence"])
+        assert gold["coherence"] - bad["coherence"] >= 35.0, (kind, gold["coherence"], bad["coherence"])
     auc = auc_probes(scorer, corpus, ids)
-    assert auc["random"]["roc_auc"] >= 0.82 and auc["neighbour"]["roc_auc"] >= 0.79, auc
+    assert auc["random"]["roc_auc"] >= 0.82 and auc["neighbour"]["roc_auc"] >= 0.81, auc
 
 
 def test_evaluate_module_and_cli_agree(use_mirror, scorer, tmp_path, capsys):

@@ -36,7 +36,7 @@ logger = logging.getLogger("mwz_metrics.coherence.train")
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SEED = 13
-EPOCHS = 5
+EPOCHS = 10
 BATCH = 32
 LEARNING_RATE = 2e-4
 WEIGHT_DECAY = 0.0
