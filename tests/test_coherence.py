@@ -214,10 +214,33 @@ def test_training_is_seeded_and_its_data_reproducible(use_mirror):
     assert all(np.array_equal(first[k], again[k]) for k in first)
     assert any(not np.array_equal(first[k], other[k]) for k in first if k.endswith(".up"))
 
-    with np.load(cmodel.default_adapter_path(), allow_pickle=False) as stored:
-        shipped = {k: str(stored[k]) for k in stored.files if k.startswith("meta.")}
-    items = train.examples(corpus, int(shipped["meta.seed"]), int(shipped["meta.epochs"]))
-    assert train.training_data_sha256(items) == shipped["meta.training_data_sha256"]
+    _, shipped = train.read_adapter(cmodel.default_adapter_path())
+    stages = train.stages_of(shipped)
+    assert stages == list(train.RECIPE)  # the plain command rebuilds the shipped file
+    parts = [train.examples(corpus, stage.seed, stage.epochs) for stage in stages]
+    assert train.training_data_sha256(*parts) == shipped["training_data_sha256"]
+    assert int(shipped["examples"]) == sum(len(part) for part in parts)
+
+
+def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, tmp_path):
+    """Stage two from a saved stage-one file is bit-identical to both stages in one run; a file
+    from another recipe is refused."""
+    from mwz_metrics.coherence import data as cdata
+    from mwz_metrics.coherence import train
+
+    corpus = cdata.load_corpus("validation")
+    stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5))
+    whole, meta = train.train_stages(corpus, stages, limit=3, max_steps=2)
+    first, first_meta = train.train_stages(corpus, stages[:1], limit=3, max_steps=2)
+    train.save(tmp_path / "first.npz", first, first_meta)
+    resumed, resumed_meta = train.train_stages(corpus, stages, resume=tmp_path / "first.npz", limit=3, max_steps=2)
+    assert whole.keys() == resumed.keys()
+    assert all(np.array_equal(whole[k], resumed[k]) for k in whole)
+    assert any(not np.array_equal(first[k], whole[k]) for k in whole)  # stage two trained something
+    assert resumed_meta["training_data_sha256"] == meta["training_data_sha256"] != first_meta["training_data_sha256"]
+    assert resumed_meta["steps"] == meta["steps"] == "4" and resumed_meta["epochs"] == "2"
+    with pytest.raises(ValueError, match="leading stages"):
+        train.train_stages(corpus, (train.Stage(5, 1),), resume=tmp_path / "first.npz", limit=3, max_steps=2)
 
 
 def test_compare_adds_coherence_with_intervals_and_p_values(use_mirror, scorer):
@@ -243,3 +266,18 @@ def test_compare_adds_coherence_with_intervals_and_p_values(use_mirror, scorer):
     assert rows["damd"]["ci_low"] <= rows["damd"]["value"] <= rows["damd"]["ci_high"]
     assert any(r["metric"] == "coherence" and r["domain"] != "total" for r in table.rows)  # per domain
     assert "Coherence" in table.render("table") and "mwz_session_coherence" in table.signature["line"]
+
+
+def test_training_takes_the_train_split_where_the_copy_has_it_and_never_test(use_mirror, capsys):
+    """The offline mirror holds no train dialogues: one clear line, exit 2; test is refused."""
+    from mwz_metrics.coherence import train
+
+    with pytest.raises(SystemExit) as raised:
+        train.main(["--split", "validation", "--split", "train", "--max-steps", "1"])
+    assert raised.value.code == 2
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "MultiWOZ_2.1.zip" in message and "holds no train dialogues" in message
+    with pytest.raises(ValueError, match="cannot train on split 'test'"):
+        train.training_corpus(["validation", "test"])
+    corpus = train.training_corpus(["validation", "validation"])
+    assert corpus.split == "validation" and len(corpus.dialogues) == 1000

@@ -29,6 +29,14 @@ def _ci(block: dict[str, Any]) -> str:
     return f"[{block['low']:.2f}, {block['high']:.2f}]"
 
 
+def _stages(meta: dict[str, str]) -> str:
+    """The training stages as "seed 13, 10 epochs, lr x1; ..." (one stage where the file predates them)."""
+    stages = (
+        json.loads(meta["stages"]) if "stages" in meta else [{"seed": meta.get("seed"), "epochs": meta.get("epochs")}]
+    )
+    return "; ".join(f"seed {s['seed']}, {s['epochs']} epochs, lr x{s.get('lr_scale', 1.0)}" for s in stages)
+
+
 def _separation(probes: dict[str, Any], meta: dict[str, str]) -> list[str]:
     """The card's bullet on how far gold stands from the systems, from the probe numbers."""
     systems = probes.get("systems", {})
@@ -104,6 +112,7 @@ def render(probes: dict[str, Any], adapter: Path) -> str:
         "  empty (0.5) (sampling weights).",
         f"- Seed {meta.get('seed')}, {meta.get('epochs')} epoch(s), {meta.get('steps')} steps, AdamW with warm-up and linear decay;"
         f" `{json.dumps(hyper)}`.",
+        f"  Stages: {_stages(meta)} (warm-up and decay restart in each, on fresh negatives).",
         f"  Took {meta.get('train_seconds')} s on this project's 2-core CPU; deterministic on a fixed thread count.",
         "",
         f"## Probe table ({probes.get('dialogues', 1000)} MultiWOZ 2.1 test dialogues, the first by id;"

@@ -17,7 +17,7 @@ from typing import Any
 from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_id
 from mwz_plugins.ontology import PLACEHOLDER_RE
 
-SPLITS = ("validation", "test")
+SPLITS = ("train", "validation", "test")
 USER, SYSTEM = "user", "system"
 
 

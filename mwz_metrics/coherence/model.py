@@ -318,3 +318,23 @@ class PairClassifier:
                 if progress is not None:
                     progress(len(chosen))
         return result
+
+
+def load_trainable(adapters: dict, full: dict, output, arrays: dict[str, np.ndarray]) -> None:
+    """Set the modules from :func:`build_trainable` to ``arrays`` (what :func:`export` wrote),
+    in place: a later training stage starts from exactly the weights an earlier one stored."""
+    torch = _import_torch()
+    with torch.no_grad():
+        for name, module in adapters.items():
+            module.down.copy_(torch.from_numpy(arrays[f"{name}.down"]))
+            module.up.copy_(torch.from_numpy(arrays[f"{name}.up"]))
+        for name, layer in full.items():
+            prefix = f"full.{name}."
+            state = {
+                k[len(prefix) :]: torch.from_numpy(v.astype(np.float32))
+                for k, v in arrays.items()
+                if k.startswith(prefix)
+            }
+            layer.load_state_dict(state, strict=True)
+        output.weight.copy_(torch.from_numpy(arrays["output.weight"]))
+        output.bias.copy_(torch.from_numpy(arrays["output.bias"]))

@@ -1,8 +1,9 @@
 """Train the coherence adapter: ``python -m mwz_metrics.coherence.train``.
 
 Positives are the adjacent pairs (user_t, system_t) and (system_t, user_t+1) of
-MultiWOZ 2.1 **validation** dialogues (never test: test is what the metric is
-reported on). Each positive gets one negative per epoch, drawn from the kinds in
+MultiWOZ 2.1 **validation** dialogues (``--split train`` adds the train split where
+the copy of the corpus has it; never test: test is what the metric is reported on).
+Each positive gets one negative per epoch, drawn from the kinds in
 :mod:`mwz_metrics.coherence.negatives` (random, neighbouring turn, other domain,
 echo, next user turn, shuffled words, truncation, empty). System turns appear
 delexicalized (2.1 ``span_info`` -> ``[SLOT]``, as systems' outputs are scored)
@@ -11,8 +12,11 @@ three times in four and as written otherwise.
 MiniLM is cut to its bottom LAYERS layers (:data:`~.model.LAYERS`); the top
 FULL_LAYERS of them are trained in full, the LORA_LAYERS below get rank-RANK LoRA
 adapters, the rest stays frozen (backpropagation stops above it), and the output
-layer is trained from scratch. Seeded and deterministic on a fixed thread count (2):
-the same seed gives the same ``adapter.npz`` bit for bit on the same machine type.
+layer is trained from scratch. Training runs in the stages of :data:`RECIPE`, each with
+its own seed (fresh negatives), epochs and learning-rate scale, the next starting from the
+weights the last one exported (so ``--resume`` from a stored adapter and one uninterrupted
+run give the same file). Seeded and deterministic on a fixed thread count (2): the same
+recipe gives the same ``adapter.npz`` bit for bit on the same machine type.
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ import logging
 import random
 import sys
 import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +43,7 @@ logger = logging.getLogger("mwz_metrics.coherence.train")
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SEED = 13
-EPOCHS = 10
+EPOCHS = 10  # of the first stage
 BATCH = 32
 LEARNING_RATE = 2e-4
 WEIGHT_DECAY = 0.0
@@ -52,6 +59,40 @@ FULL_LAYERS = 1  # top layers trained in full (shipped as float16, 3.5 MB each)
 # bfloat16 autocast pays only on CPUs with AVX512-BF16/AMX (about 2x); without them it is
 # emulated and ten times slower than float32 (measured on this project's AMD EPYC machines).
 BFLOAT16 = False
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of training: the seed of its negatives and batch order, its epochs, and the
+    factor on every learning rate (warm-up and linear decay restart in each stage)."""
+
+    seed: int
+    epochs: int
+    lr_scale: float = 1.0
+
+
+# The stages of the shipped adapter.
+RECIPE: tuple[Stage, ...] = (Stage(SEED, EPOCHS),)
+
+
+TRAINING_SPLITS = ("validation", "train")  # never test: test is what the metric is reported on
+
+
+def training_corpus(splits: Sequence[str], data_dir: str | None = None) -> cdata.Corpus:
+    """The MultiWOZ 2.1 dialogues of ``splits`` as one corpus (validation, and train where the
+    copy has it); a split that is unknown, is test, or holds no dialogue is an error."""
+    dialogues: dict[str, Any] = {}
+    source: dict[str, object] = {}
+    for split in dict.fromkeys(splits):
+        if split not in TRAINING_SPLITS:
+            raise ValueError(f"cannot train on split {split!r}; choose from {', '.join(TRAINING_SPLITS)}")
+        corpus = cdata.load_corpus(split, data_dir)
+        if not corpus.dialogues:
+            where = f"{corpus.source.get('file')} ({corpus.source.get('origin')})"
+            raise ValueError(f"the MultiWOZ 2.1 copy {where} holds no {split} dialogues")
+        dialogues.update(corpus.dialogues)
+        source = corpus.source
+    return cdata.Corpus("+".join(dict.fromkeys(splits)), dialogues, source)
 
 
 def session_texts(corpus: cdata.Corpus, *, delexicalized: bool) -> dict[str, list[str]]:
@@ -101,12 +142,29 @@ def batches(items: list[tuple[str, str, float]], rng: random.Random) -> list[lis
     return chunks
 
 
-def training_data_sha256(items: list[tuple[str, str, float]]) -> str:
-    """Checksum of the exact examples trained on (text and label of each, in order)."""
+def training_data_sha256(*parts: Iterable[tuple[str, str, float]]) -> str:
+    """Checksum of the exact examples trained on (text and label of each, in order; one part per stage)."""
     digest = hashlib.sha256()
-    for first, second, label in items:
-        digest.update(f"{label:.0f}\t{first}\t{second}\n".encode())
+    for items in parts:
+        for first, second, label in items:
+            digest.update(f"{label:.0f}\t{first}\t{second}\n".encode())
     return digest.hexdigest()
+
+
+def stages_of(meta: dict[str, str]) -> list[Stage]:
+    """The stages an adapter was trained in, from its ``meta.*`` strings (files from before
+    staged training record one seed and epoch count)."""
+    if "stages" in meta:
+        return [Stage(**stage) for stage in json.loads(meta["stages"])]
+    return [Stage(int(meta["seed"]), int(meta["epochs"]))]
+
+
+def read_adapter(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """(arrays, meta strings) of a stored adapter."""
+    with np.load(path, allow_pickle=False) as stored:
+        arrays = {name: stored[name] for name in stored.files if not name.startswith("meta.")}
+        meta = {name[len("meta.") :]: str(stored[name]) for name in stored.files if name.startswith("meta.")}
+    return arrays, meta
 
 
 def train(
@@ -116,8 +174,11 @@ def train(
     epochs: int = EPOCHS,
     limit: int | None = None,
     max_steps: int | None = None,
+    lr_scale: float = 1.0,
+    init: dict[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """Train adapters and output layer; returns the arrays to store and the training metadata."""
+    """Train adapters and output layer for one stage (from ``init``, an earlier stage's arrays,
+    where given); returns the arrays to store and the training metadata."""
     torch = cmodel._import_torch()
     torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
@@ -127,6 +188,8 @@ def train(
     tokenizer, base = cmodel.load_base()
     cmodel.keep_layers(base, LAYERS)
     adapters, full, output = cmodel.build_trainable(base, rank=RANK, full_layers=FULL_LAYERS, lora_layers=LORA_LAYERS)
+    if init is not None:
+        cmodel.load_trainable(adapters, full, output, init)
     items = examples(corpus, seed, epochs, limit)
     data_sha = training_data_sha256(items)
     order = batches(items, rng)
@@ -135,10 +198,10 @@ def train(
     lora_parameters = [p for m in adapters.values() for p in (m.down, m.up)]
     full_parameters = [p for layer in full.values() for p in layer.parameters()]
     # the output layer and the adapters start from scratch: larger steps than the pretrained layers
-    groups = [{"params": full_parameters}, {"params": list(output.parameters()), "lr": HEAD_LEARNING_RATE}]
+    groups = [{"params": full_parameters}, {"params": list(output.parameters()), "lr": HEAD_LEARNING_RATE * lr_scale}]
     if lora_parameters:
-        groups.append({"params": lora_parameters, "lr": LORA_LEARNING_RATE})
-    optimizer = torch.optim.AdamW(groups, lr=LEARNING_RATE, weight_decay=WEIGHT_DECAY)
+        groups.append({"params": lora_parameters, "lr": LORA_LEARNING_RATE * lr_scale})
+    optimizer = torch.optim.AdamW(groups, lr=LEARNING_RATE * lr_scale, weight_decay=WEIGHT_DECAY)
     total = len(order)
     warmup = max(1, int(total * WARMUP))
 
@@ -179,6 +242,7 @@ def train(
     meta = {
         "seed": str(seed),
         "epochs": str(epochs),
+        "stages": json.dumps([asdict(Stage(seed, epochs, lr_scale))]),
         "steps": str(total),
         "examples": str(len(items)),
         "training_data_sha256": data_sha,
@@ -206,6 +270,62 @@ def train(
     return arrays, meta
 
 
+def train_stages(
+    corpus: cdata.Corpus,
+    stages: Sequence[Stage] = RECIPE,
+    *,
+    resume: Path | None = None,
+    limit: int | None = None,
+    max_steps: int | None = None,
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Run ``stages`` in order, each from the arrays the last one exported. ``resume``: an
+    adapter that ran the leading stages already (checked against its metadata and the
+    checksum of its training data); only the rest are run. Returns arrays and metadata."""
+    arrays: dict[str, np.ndarray] | None = None
+    meta: dict[str, str] = {}
+    done: list[Stage] = []
+    seconds = steps = count = 0
+    if resume is not None:
+        arrays, meta = read_adapter(resume)
+        done = stages_of(meta)
+        if list(stages[: len(done)]) != done:
+            raise ValueError(f"{resume} was trained in stages {done}, not the leading stages of {list(stages)}")
+        rebuilt = training_data_sha256(*(examples(corpus, s.seed, s.epochs, limit) for s in done))
+        if rebuilt != meta["training_data_sha256"]:
+            raise ValueError(f"{resume}: its training data checksum does not match this corpus's examples")
+        seconds, steps, count = int(meta.get("train_seconds", "0")), int(meta["steps"]), int(meta["examples"])
+        logger.info("resuming from %s after %d stage(s)", resume, len(done))
+    for stage in stages[len(done) :]:
+        logger.info("stage %d of %d: %s", len(done) + 1, len(stages), stage)
+        arrays, meta = train(
+            corpus,
+            seed=stage.seed,
+            epochs=stage.epochs,
+            limit=limit,
+            max_steps=max_steps,
+            lr_scale=stage.lr_scale,
+            init=arrays,
+        )
+        done.append(stage)
+        steps += int(meta["steps"])
+        count += int(meta["examples"])
+        seconds += int(meta["train_seconds"])
+    if arrays is None:
+        raise ValueError("no stage left to run")
+    meta.update(
+        {
+            "seed": str(done[0].seed),
+            "epochs": str(sum(s.epochs for s in done)),
+            "stages": json.dumps([asdict(s) for s in done]),
+            "steps": str(steps),
+            "examples": str(count),
+            "training_data_sha256": training_data_sha256(*(examples(corpus, s.seed, s.epochs, limit) for s in done)),
+            "train_seconds": str(seconds),
+        }
+    )
+    return arrays, meta
+
+
 def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, str]) -> None:
     """Write ``adapter.npz`` (arrays plus ``meta.*`` strings)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -219,9 +339,16 @@ def main(argv=None) -> int:
     """Train the adapter (and optionally run the probes for the model card); returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.train", description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
+    parser.add_argument(
+        "--split",
+        action="append",
+        choices=TRAINING_SPLITS,
+        help="MultiWOZ 2.1 split(s) to train on, repeatable (default: validation, as the shipped adapter)",
+    )
     parser.add_argument("--out", type=Path, default=PACKAGE_DIR / cmodel.ADAPTER_FILE, help="where to write it")
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--epochs", type=int, default=EPOCHS)
+    parser.add_argument("--seed", type=int, help="one stage with this seed instead of RECIPE")
+    parser.add_argument("--epochs", type=int, help="one stage of this many epochs instead of RECIPE")
+    parser.add_argument("--resume", type=Path, help="an adapter that ran RECIPE's leading stages: run the rest")
     parser.add_argument("--dialogues", type=int, help="only the first N validation dialogues (quick checks)")
     parser.add_argument("--max-steps", type=int, help="stop after N batches (quick checks)")
     parser.add_argument("--lr", type=float, help="learning rate (default LEARNING_RATE)")
@@ -243,8 +370,14 @@ def main(argv=None) -> int:
     for name, value in overrides:
         if value is not None:
             setattr(module, name, value)
-    corpus = cdata.load_corpus("validation", args.data_dir)
-    arrays, meta = train(corpus, seed=args.seed, epochs=args.epochs, limit=args.dialogues, max_steps=args.max_steps)
+    try:
+        corpus = training_corpus(args.split or ["validation"], args.data_dir)
+    except ValueError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    stages: Sequence[Stage] = RECIPE
+    if args.seed is not None or args.epochs is not None:
+        stages = (Stage(SEED if args.seed is None else args.seed, EPOCHS if args.epochs is None else args.epochs),)
+    arrays, meta = train_stages(corpus, stages, resume=args.resume, limit=args.dialogues, max_steps=args.max_steps)
     save(args.out, arrays, meta)
     logger.info("wrote %s (%d bytes, sha256 %s)", args.out, args.out.stat().st_size, cmodel.file_sha256(args.out))
     return 0
