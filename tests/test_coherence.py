@@ -229,7 +229,7 @@ def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, tmp_pat
     from mwz_metrics.coherence import train
 
     corpus = cdata.load_corpus("validation")
-    stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5))
+    stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5, average=True))
     whole, meta = train.train_stages(corpus, stages, limit=3, max_steps=2)
     first, first_meta = train.train_stages(corpus, stages[:1], limit=3, max_steps=2)
     train.save(tmp_path / "first.npz", first, first_meta)
@@ -237,6 +237,9 @@ def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, tmp_pat
     assert whole.keys() == resumed.keys()
     assert all(np.array_equal(whole[k], resumed[k]) for k in whole)
     assert any(not np.array_equal(first[k], whole[k]) for k in whole)  # stage two trained something
+    unaveraged, _ = train.train_stages(corpus, (stages[0], train.Stage(4, 1, 0.5)), limit=3, max_steps=2)
+    name = "output.weight"
+    assert np.allclose(whole[name], (first[name] + unaveraged[name]) / 2)  # the mean of start and end
     assert resumed_meta["training_data_sha256"] == meta["training_data_sha256"] != first_meta["training_data_sha256"]
     assert resumed_meta["steps"] == meta["steps"] == "4" and resumed_meta["epochs"] == "2"
     with pytest.raises(ValueError, match="leading stages"):

@@ -34,7 +34,11 @@ def _stages(meta: dict[str, str]) -> str:
     stages = (
         json.loads(meta["stages"]) if "stages" in meta else [{"seed": meta.get("seed"), "epochs": meta.get("epochs")}]
     )
-    return "; ".join(f"seed {s['seed']}, {s['epochs']} epochs, lr x{s.get('lr_scale', 1.0)}" for s in stages)
+    return "; ".join(
+        f"seed {s['seed']}, {s['epochs']} epochs, lr x{s.get('lr_scale', 1.0)}"
+        + (", stored as the mean of its start and end weights" if s.get("average") else "")
+        for s in stages
+    )
 
 
 def _separation(probes: dict[str, Any], meta: dict[str, str]) -> list[str]:
