@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.coherence import model as cmodel
+from mwz_metrics.coherence import train as ctrain
 from mwz_plugins.version import __version__
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -30,14 +31,11 @@ def _ci(block: dict[str, Any]) -> str:
 
 
 def _stages(meta: dict[str, str]) -> str:
-    """The training stages as "seed 13, 10 epochs, lr x1; ..." (one stage where the file predates them)."""
-    stages = (
-        json.loads(meta["stages"]) if "stages" in meta else [{"seed": meta.get("seed"), "epochs": meta.get("epochs")}]
-    )
+    """The training stages as "seed 13, 10 epochs, lr x1.0; ..."."""
     return "; ".join(
-        f"seed {s['seed']}, {s['epochs']} epochs, lr x{s.get('lr_scale', 1.0)}"
-        + (", stored as the mean of its start and end weights" if s.get("average") else "")
-        for s in stages
+        f"seed {stage.seed}, {stage.epochs} epochs, lr x{stage.lr_scale}"
+        + (", stored as the mean of its start and end weights" if stage.average else "")
+        for stage in ctrain.stages_of(meta)
     )
 
 
