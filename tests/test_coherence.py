@@ -134,9 +134,9 @@ def test_report_has_ci_domains_and_the_least_coherent_turns(use_mirror, scorer):
 
 def test_probe_ordering_on_a_slice(use_mirror, scorer):
     """The metric's job on 12 test dialogues: gold above every degenerate system, and real pairs
-    above negatives. The floors guard the shipped model's measured level on this slice (AUC 0.854
-    random / 0.844 neighbour, degenerates 45.7 to 71.2 below gold; the issue asks 15) against a
-    regression, with some margin; the AUC stays below the issue's 0.95/0.90 goal."""
+    above negatives. The floors sit some margin below the shipped model's level on this slice
+    (measured when it was trained; the model card has the full-probe figures) to catch a
+    regression; the issue asks degenerates >= 15 below gold and AUC 0.95/0.90."""
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.api import score_gold, score_predictions
     from mwz_metrics.coherence.negatives import DEGENERATES, degenerate_predictions
