@@ -300,6 +300,8 @@ def train_stages(
     """Run ``stages`` in order, each from the arrays the last one exported. ``resume``: an
     adapter that ran the leading stages already (checked against its metadata and the
     checksum of its training data); only the rest are run. Returns arrays and metadata."""
+    if stages and stages[0].average:  # refused before any training, not after the first stage
+        raise ValueError("the first stage has no earlier weights to average with")
     arrays: dict[str, np.ndarray] | None = None
     meta: dict[str, str] = {}
     done: list[Stage] = []
@@ -327,8 +329,7 @@ def train_stages(
             init=arrays,
         )
         if stage.average:
-            if start is None:
-                raise ValueError("the first stage has no earlier weights to average with")
+            assert start is not None  # only a later stage averages (checked above)
             arrays = average_arrays(start, arrays)
         done.append(stage)
         steps += int(meta["steps"])
