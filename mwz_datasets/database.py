@@ -135,6 +135,8 @@ class _Table:
         if id_column not in columns:
             raise ValueError(f"{domain} database has no {id_column!r} column")
         self.ids = tuple(columns[id_column])
+        self.rows = tuple(rows)  # raw rows, for reading a venue's attributes (never mutated)
+        self.row_of = {row_id: position for position, row_id in enumerate(self.ids)}
         self.columns = columns
         self.fuzzy = FUZZY_COLUMNS.get(domain, frozenset()) & columns.keys()
         self.index: dict[str, dict[Any, int]] = {}
@@ -320,6 +322,13 @@ class VenueDatabase:
             if key is not None:
                 self._queries[key] = cached
         return list(cached)
+
+    def rows(self, domain: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Copies of the raw rows of ``domain`` with the given ids (as :meth:`query` returns them), in that order."""
+        table = self.tables.get(domain)
+        if table is None:
+            return []
+        return [dict(table.rows[table.row_of[row_id]]) for row_id in ids if row_id in table.row_of]
 
     def _constraint_mask(self, table: _Table, slot: str, raw: Any) -> int:
         try:

@@ -16,6 +16,8 @@ from mwz_plugins.registry import (
     NormalizerChain,
     PluginError,
     Registry,
+    SystemEntry,
+    UserSimulatorEntry,
     ValueNormalizer,
 )
 
@@ -28,6 +30,8 @@ __all__ = [
     "NormalizerChain",
     "PluginError",
     "Registry",
+    "SystemEntry",
+    "UserSimulatorEntry",
     "ValueNormalizer",
     "get_plugin_manager",
     "get_registry",

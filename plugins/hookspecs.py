@@ -12,7 +12,15 @@ from collections.abc import Callable
 
 import pluggy
 
-from mwz_plugins.registry import DatasetEntry, DelexStyle, MetricEntry, NormalizerChain, ValueNormalizer
+from mwz_plugins.registry import (
+    DatasetEntry,
+    DelexStyle,
+    MetricEntry,
+    NormalizerChain,
+    SystemEntry,
+    UserSimulatorEntry,
+    ValueNormalizer,
+)
 
 PROJECT_NAME = "mwz"
 
@@ -60,4 +68,24 @@ def mwz_register_metrics(register: Callable[[MetricEntry], None]) -> None:
 
     After ``import mwz_metrics``, ``evaluate.load(name)`` routes each registered
     name to its module script instead of the Hub.
+    """
+
+
+@hookspec
+def mwz_register_user_simulators(register: Callable[[UserSimulatorEntry], None]) -> None:
+    """Register user simulators for interactive evaluation (``mwz interact --simulator NAME``).
+
+    A :class:`UserSimulatorEntry` names a loader ``"package.module:attribute"``: a callable
+    ``make(context, **options)`` returning a factory whose ``session(goal, rng)`` gives one
+    simulated user per goal (see :mod:`mwz_metrics.interactive.simulators.base`).
+    """
+
+
+@hookspec
+def mwz_register_systems(register: Callable[[SystemEntry], None]) -> None:
+    """Register dialogue systems by name for interactive evaluation (``mwz interact --system NAME``).
+
+    A :class:`SystemEntry` names a loader ``"package.module:attribute"``: a callable
+    ``make(context, **options)`` returning an object with ``respond(request) -> turn``
+    (see :mod:`mwz_metrics.interactive.protocol`).
     """

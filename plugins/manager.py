@@ -26,6 +26,8 @@ from mwz_plugins.registry import (
     MetricEntry,
     NormalizerChain,
     Registry,
+    SystemEntry,
+    UserSimulatorEntry,
     ValueNormalizer,
 )
 
@@ -139,6 +141,8 @@ def get_registry() -> Registry:
         _collect(pm, registry, "mwz_register_delex_styles", (DelexStyle,))
         _collect(pm, registry, "mwz_register_datasets", (DatasetEntry,))
         _collect(pm, registry, "mwz_register_metrics", (MetricEntry,))
+        _collect(pm, registry, "mwz_register_user_simulators", (UserSimulatorEntry,))
+        _collect(pm, registry, "mwz_register_systems", (SystemEntry,))
         registry.check_chains()
         registry.check_placeholder_conflicts()
         _registry = registry

@@ -107,12 +107,44 @@ class MetricEntry:
     description: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class UserSimulatorEntry:
+    """A user simulator for interactive evaluation, by import path ``"package.module:attribute"``.
+
+    The attribute is a callable ``make(context, **options)`` returning a simulator factory
+    (see :mod:`mwz_metrics.interactive.simulators.base`); it is imported only when the
+    simulator is used, so registering costs nothing.
+    """
+
+    name: str
+    version: str
+    loader: str
+    description: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemEntry:
+    """A dialogue system that interactive evaluation can talk to by name (``--system oracle``).
+
+    ``loader`` is ``"package.module:attribute"``, a callable ``make(context, **options)``
+    returning an object that speaks the system protocol
+    (:mod:`mwz_metrics.interactive.protocol`); imported only when used.
+    """
+
+    name: str
+    version: str
+    loader: str
+    description: str = ""
+
+
 _KINDS = {
     ValueNormalizer: "normalizers",
     NormalizerChain: "chains",
     DelexStyle: "styles",
     DatasetEntry: "datasets",
     MetricEntry: "metrics",
+    UserSimulatorEntry: "simulators",
+    SystemEntry: "systems",
 }
 
 
@@ -125,6 +157,8 @@ class Registry:
     styles: dict[str, DelexStyle] = dataclasses.field(default_factory=dict)
     datasets: dict[str, DatasetEntry] = dataclasses.field(default_factory=dict)
     metrics: dict[str, MetricEntry] = dataclasses.field(default_factory=dict)
+    simulators: dict[str, UserSimulatorEntry] = dataclasses.field(default_factory=dict)
+    systems: dict[str, SystemEntry] = dataclasses.field(default_factory=dict)
     # (kind, name) -> plugin name that registered it
     owners: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
@@ -201,6 +235,13 @@ def _validate(item: Any, plugin: str) -> None:
     version = getattr(item, "version", "n/a")
     if not isinstance(version, str) or not version:
         raise PluginError(f"{type(item).__name__} {item.name!r} of plugin {plugin!r} has no version")
+    if isinstance(item, (UserSimulatorEntry, SystemEntry)):
+        module, sep, attribute = item.loader.partition(":")
+        if not sep or not module or not attribute:
+            raise PluginError(
+                f"{type(item).__name__} {item.name!r} of plugin {plugin!r}: loader {item.loader!r} "
+                "must be 'package.module:attribute'"
+            )
     if isinstance(item, DelexStyle):
         bad = {p: s for p, s in item.placeholders.items() if s not in ONTOLOGY_SLOTS}
         if bad:

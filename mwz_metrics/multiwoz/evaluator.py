@@ -45,6 +45,22 @@ class Options:
     variant: success_lib.Variant = success_lib.Variant()
 
 
+@dataclasses.dataclass(frozen=True)
+class SessionTruth:
+    """What interactive sessions are scored against, in place of the test set's dialogues.
+
+    ``goals``: each session's goal in mwzeval's format; ``booked``: per system turn, the domains
+    whose booking the user has asked for (mwzeval's booked domains). With ``aligned`` the
+    sessions are the test dialogues' own turns (``replay``): they are checked against the test
+    set and BLEU is allowed; otherwise a session may have any number of turns, and a turn without
+    a state counts as an empty state (never a gold one: an interactive session has none).
+    """
+
+    goals: Mapping[str, Mapping[str, Any]]
+    booked: Mapping[str, list[list[str]]]
+    aligned: bool = False
+
+
 def _sha256_of_json(data: Any) -> str:
     """The sha256 of a mapping as canonical JSON (references given in memory)."""
     import hashlib
@@ -123,8 +139,10 @@ class Evaluator:
         self.timings[name] = now - started
         return now
 
-    def evaluate(self, predictions: Mapping[str, Any] | str) -> dict[str, Any]:
-        """Score predictions (a mapping or a JSON path) with the chosen metrics; returns mwzeval's keys plus ``coverage``, ``warnings`` and ``signature``."""
+    def evaluate(self, predictions: Mapping[str, Any] | str, sessions: SessionTruth | None = None) -> dict[str, Any]:
+        """Score predictions (a mapping or a JSON path) with the chosen metrics; returns mwzeval's keys plus
+        ``coverage``, ``warnings`` and ``signature``. ``sessions``: score interactive sessions against
+        their own goals and bookings (:class:`SessionTruth`)."""
         opts = self.options
         if not (opts.bleu or opts.success or opts.richness or opts.dst):
             raise ValueError("nothing to evaluate: enable at least one of bleu, success, richness, dst")
@@ -136,7 +154,15 @@ class Evaluator:
             raise InputError("predictions are empty")
         has_states = all(turn.state is not None for turns in preds.values() for turn in turns)
         has_domains = all(turn.active_domains is not None for turns in preds.values() for turn in turns)
-        use_gold = opts.success and (opts.gold_states or not has_states)
+        use_gold = opts.success and (opts.gold_states or not has_states) and sessions is None
+        if sessions is not None:
+            if opts.bleu and not sessions.aligned:
+                raise ValueError("BLEU needs sessions aligned with the test dialogues (the replay simulator)")
+            if opts.variant.active_domains == "gold" and not sessions.aligned:
+                raise ValueError("gold active domains exist only for sessions aligned with the test dialogues")
+            without_goal = [k for k in preds if k not in sessions.goals]
+            if without_goal:
+                raise InputError(f"{len(without_goal)} session(s) without a goal, e.g. {without_goal[:5]}")
         if opts.dst and not has_states:
             raise InputError("dst needs a 'state' in every predicted turn")
 
@@ -151,7 +177,7 @@ class Evaluator:
         coverage = None
         counts = self.testset.turn_counts(loaded)
         t = self._timed("load", t)
-        if counts is not None:
+        if counts is not None and (sessions is None or sessions.aligned):
             coverage, warnings = check_against_test_set(preds, counts)
 
         unknown = UnknownPlaceholders()
@@ -182,7 +208,7 @@ class Evaluator:
             t = self._timed("bleu", t)
 
         if opts.success:
-            result["success"] = self._success(preds, hypotheses, use_gold, has_domains)
+            result["success"] = self._success(preds, hypotheses, use_gold, has_domains, sessions)
             t = self._timed("success", t)
 
         if opts.richness:
@@ -300,9 +326,14 @@ class Evaluator:
             ),
         }
 
-    def _success(self, preds: Predictions, hypotheses, use_gold: bool, has_domains: bool) -> dict[str, Any]:
+    def _success(
+        self, preds: Predictions, hypotheses, use_gold: bool, has_domains: bool, sessions: SessionTruth | None = None
+    ) -> dict[str, Any]:
         ts = self.testset
-        goals, booked = ts.multiwoz21["goals"], ts.multiwoz21["booked_domains"]
+        if sessions is not None:
+            goals, booked = sessions.goals, sessions.booked
+        else:
+            goals, booked = ts.multiwoz21["goals"], ts.multiwoz21["booked_domains"]
         gold_states = ts.multiwoz22["gold_states"] if use_gold else None
         db = ts.database
         variant = self.options.variant

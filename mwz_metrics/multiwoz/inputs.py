@@ -54,11 +54,12 @@ def load_predictions(source: str | os.PathLike | Mapping[str, Any]) -> Predictio
             raise InputError(f"dialogue {dialogue_id!r} appears twice (as {key!r})")
         if not isinstance(turns, list):
             raise InputError(f"dialogue {dialogue_id}: expected a list of turns, got {type(turns).__name__}")
-        out[key] = [_turn(dialogue_id, i, t) for i, t in enumerate(turns)]
+        out[key] = [read_turn(dialogue_id, i, t) for i, t in enumerate(turns)]
     return out
 
 
-def _turn(dialogue_id: str, index: int, turn: Any) -> Turn:
+def read_turn(dialogue_id: str, index: int, turn: Any) -> Turn:
+    """One predicted turn, validated (a copy); errors name the dialogue and the turn."""
     where = f"dialogue {dialogue_id}, turn {index}"
     if not isinstance(turn, Mapping):
         raise InputError(f"{where}: expected a dict with 'response', got {type(turn).__name__}")

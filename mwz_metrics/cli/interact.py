@@ -1,0 +1,204 @@
+"""``mwz interact``: a user simulator talks to the system under test; the sessions are scored.
+
+Sessions are appended to a JSONL file as they end (``-o``, default
+``mwz-interact-<simulator>-<system>.jsonl``); ``--resume`` continues that file after an
+interruption; ``--score-only`` scores a finished file again. See the README, "Interactive
+evaluation", for the protocol and the definition of every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+from typing import Any
+
+from mwz_metrics.cli.registry import command, write_json
+
+logger = logging.getLogger("mwz.interact")
+
+EXIT_CODES = """exit codes:
+  0  the sessions ran (or were resumed) and were scored; failures of the system are counted, not fatal
+  2  bad input or configuration (one line on stderr: file, dialogue, option), or missing data"""
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--system",
+        required=True,
+        help="the system under test: a registered name (oracle, oracle-text, echo, silent), an http(s):// URL, "
+        "a predictions file (its turns in order) or package.module:factory",
+    )
+    parser.add_argument("--simulator", default="agenda", help="the user simulator: agenda (default), replay, llm")
+    parser.add_argument("--endpoint", help="llm: an OpenAI-compatible base URL (e.g. http://localhost:8000/v1)")
+    parser.add_argument("--model", help="llm: the model name the endpoint serves")
+    parser.add_argument(
+        "--simulator-option", action="append", default=[], metavar="KEY=VALUE", help="a simulator option (repeatable)"
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--goals", type=int, help="the first N test goals (default: all 1000, or a file's dialogues)")
+    which.add_argument("--dialogue", action="append", help="a test dialogue's goal by id (repeatable)")
+    parser.add_argument("-o", "--output", help="the session file (JSONL), appended as sessions end")
+    parser.add_argument("--resume", action="store_true", help="continue the session file of an interrupted run")
+    parser.add_argument("--score-only", action="store_true", help="score the session file as it is; run nothing")
+    parser.add_argument("--seed", type=int, default=0, help="seeds every session (with its dialogue id)")
+    parser.add_argument("--max-turns", type=int, default=20, help="system turns per session at most (20)")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="HTTP systems: seconds per request (30)")
+    parser.add_argument("--retries", type=int, default=2, help="HTTP systems: retries of a failed request (2)")
+    parser.add_argument("--coherence", action="store_true", help="also session coherence (the coherence extra)")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
+    parser.add_argument("--predictions", help="also write the sessions as mwzeval predictions (JSON)")
+    parser.add_argument("--result", help="write the full result as JSON")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
+    parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
+    parser.epilog = (parser.epilog or "") + "\n\n" + EXIT_CODES
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    from mwz_metrics.multiwoz.inputs import InputError
+
+    options: dict[str, Any] = {}
+    for item in args.simulator_option:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--simulator-option {item!r}: expected KEY=VALUE")
+        options[key.replace("-", "_")] = value
+    if args.endpoint:
+        options["endpoint"] = args.endpoint
+    if args.model:
+        options["model"] = args.model
+    return options
+
+
+def _default_output(args: argparse.Namespace) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.system.rsplit("/", 1)[-1].removesuffix(".json"))
+    return f"mwz-interact-{args.simulator}-{name}.jsonl"
+
+
+def _cell(value: Any, interval: Any) -> str:
+    if value is None:
+        return f"{'n/a':>8}"
+    shown = f"{value:8.1f}"
+    if interval:
+        shown += f"  [{interval[0]:.1f}, {interval[1]:.1f}]"
+    return shown
+
+
+def table(result: dict[str, Any], config: dict[str, Any]) -> str:
+    """The readable report."""
+    simulator = (config.get("simulator") or {}).get("name")
+    system = config.get("system") or {}
+    name = system.get("name") or system.get("file") or system.get("url") or system.get("factory")
+    lines = [
+        f"interactive evaluation: {simulator} -> {name}, {result['sessions']} sessions "
+        f"(seed {config.get('seed')}, at most {config.get('max_turns')} turns)",
+        f"{'':20}{'value':>8}  95% CI",
+    ]
+    ci = result.get("ci95", {})
+    rows = [
+        ("inform", "inform"),
+        ("success", "success"),
+        ("book rate", "book_rate"),
+        ("complete", "complete"),
+        ("inform precision", "inform_precision"),
+        ("inform recall", "inform_recall"),
+        ("inform F1", "inform_f1"),
+        ("turns", "turns"),
+        ("turns (successful)", "turns_successful"),
+        ("coherence", "coherence"),
+    ]
+    for label, key in rows:
+        if key in result:
+            lines.append(f"{label:20}{_cell(result[key], ci.get(key))}")
+    for style, value in (result.get("bleu") or {}).items():
+        lines.append(f"{'bleu ' + style:20}{value:8.2f}")
+    if result.get("inform_by_domain"):
+        domains = ", ".join(
+            f"{d} {result['inform_by_domain'][d]}/{result['success_by_domain'].get(d, 0)}"
+            for d in result["inform_by_domain"]
+            if d != "total"
+        )
+        lines.append(f"inform/success by domain: {domains}")
+    lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in result["end_reasons"].items()))
+    if result.get("system_failures"):
+        lines.append("system failures: " + ", ".join(f"{k} {v}" for k, v in result["system_failures"].items()))
+    for warning in result.get("warnings", []):
+        lines.append(f"warning: {warning['kind']} x{warning.get('count', 1)}: {warning.get('effect', '')}")
+    lines.append(f"signature: {result['signature']['line']}")
+    return "\n".join(lines)
+
+
+def _progress() -> Any:
+    from mwz_plugins.progress import enabled
+
+    if not enabled():
+        return None, None
+    import sys
+
+    from tqdm import tqdm
+
+    bar = tqdm(desc="sessions", unit="session", file=sys.stderr, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return update, bar
+
+
+@command(
+    "interact",
+    "interactive evaluation: a user simulator talks to the system under test",
+    _arguments,
+    example="mwz interact --system oracle --simulator agenda -o runs/oracle.jsonl -j 4",
+)
+def run(args: argparse.Namespace) -> int:
+    """Run (or resume, or only score) the sessions and print the scores."""
+    from mwz_metrics.interactive import api, export
+    from mwz_metrics.multiwoz.inputs import InputError
+
+    if args.coherence:
+        from mwz_metrics.cli.registry import require_extra
+
+        require_extra("coherence", "torch", "transformers")
+    output = args.output or _default_output(args)
+    if args.score_only:
+        config, sessions = api.load_session_file(output)
+        context = None
+    else:
+        goals = args.goals if args.goals is not None else args.dialogue
+        prepared = api.prepare(
+            args.system,
+            simulator=args.simulator,
+            simulator_options=_options(args),
+            goals=goals,
+            seed=args.seed,
+            max_turns=args.max_turns,
+            timeout=args.timeout,
+            retries=args.retries,
+            data_dir=args.data_dir,
+        )
+        if not args.resume and args.output is None:
+            logger.warning("sessions go to %s (-o to choose)", output)
+        update, bar = _progress()
+        try:
+            sessions = api.run_sessions(prepared, output=output, resume=args.resume, jobs=args.jobs, progress=update)
+        except KeyboardInterrupt:
+            raise InputError(f"interrupted: the finished sessions are in {output}; continue with --resume") from None
+        finally:
+            if bar is not None:
+                bar.close()
+        config, context = prepared.config, prepared.context
+    result = api.score(sessions, config, context=context, coherence=args.coherence, resamples=args.resamples)
+    result["session_file"] = output
+    if args.json:
+        print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
+    else:
+        print(table(result, config))
+    write_json(result, args.result)
+    if args.predictions:
+        write_json(export.predictions(sessions), args.predictions)
+    return 0

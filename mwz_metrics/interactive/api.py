@@ -1,0 +1,211 @@
+"""Interactive evaluation as a library: run sessions and score them (what ``mwz interact`` does).
+
+>>> from mwz_metrics.interactive.api import interact
+>>> result = interact("oracle", simulator="agenda", goals=20, output="runs/oracle.jsonl")  # doctest: +SKIP
+>>> result["success"]  # doctest: +SKIP
+100.0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mwz_metrics.interactive import scoring
+from mwz_metrics.interactive import sessions as session_files
+from mwz_metrics.interactive.context import InteractiveContext
+from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.loading import load_simulator, load_system
+from mwz_metrics.interactive.runner import DEFAULT_MAX_TURNS, run_all
+from mwz_metrics.multiwoz.inputs import InputError
+from mwz_plugins.version import __version__
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class Run:
+    """A configured run: goals, simulator, system, and the configuration its session file records."""
+
+    context: InteractiveContext
+    goals: list[UserGoal]
+    simulator: Any
+    system: Any
+    config: dict[str, Any]
+
+
+def _select_goals(
+    context: InteractiveContext, goals: int | Sequence[str] | None, default: list[str] | None
+) -> list[UserGoal]:
+    available = context.goals
+    if goals is None:
+        keys = [k for k in available if default is None or k in set(default)]
+    elif isinstance(goals, int):
+        if goals <= 0:
+            raise InputError(f"--goals {goals}: give a positive number")
+        keys = list(available)[:goals]
+    else:
+        from mwz_datasets.multiwoz_raw import evaluation_key
+
+        keys = [evaluation_key(g) for g in goals]
+        unknown = [k for k in keys if k not in available]
+        if unknown:
+            raise InputError(f"{len(unknown)} dialogue(s) not in the MultiWOZ 2.1 test set, e.g. {unknown[:5]}")
+    if not keys:
+        raise InputError("no goals to run: the selection is empty")
+    return [available[k] for k in keys]
+
+
+def prepare(
+    system: str,
+    *,
+    simulator: str = "agenda",
+    simulator_options: Mapping[str, Any] | None = None,
+    goals: int | Sequence[str] | None = None,
+    seed: int = 0,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    timeout: float = 30.0,
+    retries: int = 2,
+    data_dir: str | None = None,
+    context: InteractiveContext | None = None,
+) -> Run:
+    """Load the data, the simulator and the system, and choose the goals (nothing runs yet)."""
+    context = context or InteractiveContext(data_dir=data_dir)
+    if max_turns <= 0:
+        raise InputError(f"--max-turns {max_turns}: give a positive number")
+    loaded = load_system(system, context, timeout=timeout, retries=retries)
+    factory, simulator_identity = load_simulator(simulator, context, simulator_options)
+    chosen = _select_goals(context, goals, loaded.dialogues)
+    ids = ",".join(g.dialogue_id for g in chosen)
+    config = {
+        "package": f"mwz-eval {__version__}",
+        "simulator": simulator_identity,
+        "system": loaded.identity,
+        "seed": seed,
+        "max_turns": max_turns,
+        "goals": {"count": len(chosen), "sha256": hashlib.sha256(ids.encode()).hexdigest()},
+        "data": context.signature()["sources"],
+        "derived_code": context.signature()["derived_code"],
+    }
+    return Run(context, chosen, factory, loaded.system, config)
+
+
+def run_sessions(
+    run: Run,
+    *,
+    output: str | Path | None,
+    resume: bool = False,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every goal's session (appended to ``output`` as each ends; ``resume`` continues it)."""
+    return run_all(
+        run.goals,
+        run.simulator,
+        run.system,
+        run=run.config,
+        seed=run.config["seed"],
+        max_turns=run.config["max_turns"],
+        jobs=jobs,
+        out=output,
+        resume=resume,
+        progress=progress,
+    )
+
+
+def score(
+    sessions: Sequence[Mapping[str, Any]],
+    config: Mapping[str, Any],
+    *,
+    context: InteractiveContext | None = None,
+    bleu: bool | None = None,
+    richness: bool = True,
+    coherence: bool = False,
+    resamples: int = 1000,
+    seed: int = 0,
+    chain: str = "mwzeval",
+) -> dict[str, Any]:
+    """Score sessions (see :mod:`.scoring`); BLEU by default only for ``replay`` sessions."""
+    from mwz_metrics.multiwoz.evaluator import Evaluator
+
+    context = context or InteractiveContext()
+    simulator = (config.get("simulator") or {}).get("name")
+    aligned = simulator == "replay"
+    if bleu is None:
+        bleu = aligned
+    if bleu and not aligned:
+        raise InputError("BLEU needs references: only sessions of the replay simulator have them")
+    evaluator = Evaluator(
+        bleu=bleu, success=True, richness=richness, per_dialogue=True, chain=chain, data_dir=context.data_dir
+    )
+    result = scoring.score_sessions(sessions, evaluator=evaluator, aligned=aligned, resamples=resamples, seed=seed)
+    if coherence:
+        from mwz_metrics.coherence import api as coherence_api
+        from mwz_metrics.interactive import export
+
+        scored = coherence_api.score_sessions(export.dialogue_sessions(sessions))
+        result["coherence"] = scored["coherence"]
+        result["ci95"]["coherence"] = scored.get("ci95")
+        result["coherence_signature"] = scored["signature"]["line"]
+    result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu)
+    return result
+
+
+def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: Any) -> dict[str, Any]:
+    from mwz_metrics.signature import Signature, describe_chain, source_checksums
+
+    simulator = config.get("simulator") or {}
+    system = config.get("system") or {}
+    system_name = system.get("name") or system.get("file") or system.get("url") or system.get("factory") or "?"
+    if system.get("sha256"):
+        system_name += f"@sha256={str(system['sha256'])[:12]}"
+    elif system.get("version"):
+        system_name += f"@{system['version']}"
+    line_options = {
+        "simulator": f"{simulator.get('name')}@{simulator.get('version')}",
+        "system": system_name,
+        "seed": config.get("seed"),
+        "max_turns": config.get("max_turns"),
+        "sessions": result["sessions"],
+        "goals": str((config.get("goals") or {}).get("sha256", ""))[:12],
+        "bleu": options["bleu"],
+    }
+    data = source_checksums(list((config.get("data") or {}).values()))
+    # the files the static scorer read besides (MultiWOZ 2.2 and reference files, for replay's BLEU)
+    data.update(((result.get("static_signature") or {}).get("fields") or {}).get("data") or {})
+    return Signature.build(
+        "mwz_interact",
+        data=data,
+        normalizer=describe_chain(options["chain"]),
+        options=line_options,
+        details={
+            "run": dict(config),
+            "bootstrap": {"resamples": options["resamples"], "seed": options["seed"], "level": 0.95},
+            "static_signature": result.get("static_signature", {}).get("line"),
+        },
+    ).as_dict()
+
+
+def interact(
+    system: str,
+    *,
+    simulator: str = "agenda",
+    output: str | Path | None = None,
+    resume: bool = False,
+    jobs: int = 1,
+    coherence: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """Run (or resume) and score; returns the result (see :func:`score`)."""
+    run = prepare(system, simulator=simulator, **options)
+    sessions = run_sessions(run, output=output, resume=resume, jobs=jobs)
+    return score(sessions, run.config, context=run.context, coherence=coherence)
+
+
+def load_session_file(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A session file's run configuration and its sessions (an incomplete last line dropped)."""
+    return session_files.read(path)

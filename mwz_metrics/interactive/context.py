@@ -1,0 +1,160 @@
+"""What simulators and reference systems of one run share, loaded once and lazily.
+
+MultiWOZ 2.1 is read through :mod:`mwz_datasets` (the pinned zip; ``data_dir``, ``MWZ_MIRROR``,
+the cache or a verified download). What is derived from it is cached on disk like the test set
+of the static metrics (:mod:`mwz_metrics.multiwoz.cache`), keyed by the zip's checksum and the
+code that derives it:
+
+- from **validation**: user and system templates (:mod:`.templates`) and the system-act
+  reader's model (:mod:`.reader`);
+- from **test**: each dialogue's goal, its annotated user turns (text and acts), its system turn
+  count and booked domains (for the ``replay`` simulator and for scoring).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from mwz_metrics.interactive.acts import from_dataset
+from mwz_metrics.interactive.goals import UserGoal, user_goal
+
+logger = logging.getLogger(__name__)
+
+BOOKABLE = ("restaurant", "hotel", "train", "attraction")  # mwzeval's order of booked domains
+# Modules whose code shapes the cached material.
+_DERIVING = ("acts.py", "goals.py", "templates.py", "reader.py", "linear.py", "context.py")
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 of the modules that derive cached material (a change rebuilds it)."""
+    digest = hashlib.sha256()
+    folder = Path(__file__).parent
+    for name in _DERIVING:
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()
+
+
+def _booked(turn: dict[str, Any]) -> list[str]:
+    filled = {item["domain"] for item in turn.get("booked") or () if item["entries"] not in ("[]", "")}
+    return [d for d in BOOKABLE if d in filled]
+
+
+class InteractiveContext:
+    """MultiWOZ 2.1 material, the venue database and the language resources of one run."""
+
+    def __init__(self, *, data_dir: str | None = None, chain: str = "mwzeval") -> None:
+        self.data_dir = data_dir
+        self.chain_name = chain
+        self.sources: dict[str, dict[str, Any]] = {}
+        self._lock = threading.RLock()
+
+    def _dialogues(self, split: str) -> tuple[dict[str, Path], str]:
+        from mwz_datasets import multiwoz_raw, sources
+
+        files = sources.resolve(multiwoz_raw.sources("2.1", [split]), data_dir=self.data_dir)
+        for path, resolved in files.items():
+            self.sources[path] = resolved.signature()
+        paths = {name: found.path for name, found in files.items()}
+        checksum = ",".join(f.sha256 for f in files.values())
+        return paths, checksum
+
+    def _cached(self, kind: str, split: str, build) -> Any:
+        from mwz_datasets import multiwoz_raw
+        from mwz_metrics.multiwoz.cache import cached
+
+        paths, checksum = self._dialogues(split)
+
+        def run() -> Any:
+            logger.info("deriving %s from MultiWOZ 2.1 %s (cached afterwards)", kind, split)
+            return build(list(multiwoz_raw.iter_dialogues("2.1", split, paths)))
+
+        return cached(kind, [checksum, code_fingerprint()], run)
+
+    @functools.cached_property
+    def validation(self) -> dict[str, Any]:
+        """Templates and the reader's model, from 2.1 validation."""
+        from mwz_metrics.interactive import reader, templates
+
+        def build(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
+            return {
+                "user_templates": templates.build_bank(dialogues, system=False),
+                "system_templates": templates.build_bank(dialogues, system=True),
+                "reader": reader.train(dialogues).as_json(),
+                "dialogues": len(dialogues),
+            }
+
+        with self._lock:
+            return self._cached("interactive-validation", "validation", build)
+
+    @functools.cached_property
+    def test(self) -> dict[str, dict[str, Any]]:
+        """Per test dialogue: its goal (unified schema), user turns, system turn count, booked domains."""
+
+        def build(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
+            out = {}
+            for dialogue in dialogues:
+                turns = dialogue["turns"]
+                out[dialogue["key"]] = {
+                    "key": dialogue["key"],
+                    "goal": dialogue["goal"],
+                    "user_turns": [
+                        {"text": t["utterance"], "acts": [a.as_list() for a in from_dataset(t["dialogue_acts"])]}
+                        for t in turns[0::2]
+                    ],
+                    "system_turns": len(turns[1::2]),
+                    "booked": [_booked(t) for t in turns[1::2]],
+                }
+            return out
+
+        with self._lock:
+            return self._cached("interactive-test", "test", build)
+
+    @functools.cached_property
+    def database(self):
+        """The venue database (mwzeval's query semantics, the run's normalizer chain)."""
+        from mwz_datasets.database import VenueDatabase
+        from mwz_plugins import get_registry
+
+        with self._lock:
+            db = VenueDatabase.from_pinned(data_dir=self.data_dir, normalize=get_registry().chain(self.chain_name))
+            for domain, signature in db.signature["sources"].items():
+                self.sources[f"db/{domain}_db.json"] = signature
+            return db
+
+    @functools.cached_property
+    def goals(self) -> dict[str, UserGoal]:
+        """Every test dialogue's goal, in test-set order."""
+        query = self.database.query
+        return {key: user_goal(item, query) for key, item in self.test.items()}
+
+    @functools.cached_property
+    def user_templates(self):
+        """User templates (:class:`~.templates.TemplateBank`)."""
+        from mwz_metrics.interactive.templates import TemplateBank
+
+        return TemplateBank(self.validation["user_templates"], system=False)
+
+    @functools.cached_property
+    def system_templates(self):
+        """System templates for the reference systems."""
+        from mwz_metrics.interactive.templates import TemplateBank
+
+        return TemplateBank(self.validation["system_templates"], system=True)
+
+    @functools.cached_property
+    def reader(self):
+        """The system-act reader (:class:`~.reader.SystemActReader`)."""
+        from mwz_metrics.interactive.linear import LinearModel
+        from mwz_metrics.interactive.reader import SystemActReader
+
+        return SystemActReader(LinearModel.from_json(self.validation["reader"]))
+
+    def signature(self) -> dict[str, Any]:
+        """The files read so far (checksums) and the version of the derived material."""
+        return {"sources": dict(sorted(self.sources.items())), "derived_code": code_fingerprint()[:12]}

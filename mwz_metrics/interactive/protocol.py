@@ -1,0 +1,128 @@
+"""The system protocol: what a system under test receives each turn and what it returns.
+
+Each turn the system receives a **request** (JSON)::
+
+    {"dialogue_id": "pmul4524", "turn": 2,
+     "history": [{"speaker": "user", "text": "I need a train to Cambridge.", "acts": [...]},
+                 {"speaker": "system", "text": "Where from?"},
+                 {"speaker": "user", "text": "From Ely, on Monday."}]}
+
+``turn`` counts system turns from 0; ``history`` holds every turn so far, ending with the
+user's. A user turn carries ``acts`` when the simulator has them (the annotated acts of
+``replay``, the agenda's own acts): reference systems read them, a real system should not.
+A system turn carries the ``acts`` and ``state`` its system returned, if any.
+
+It returns one **turn** of mwzeval's predictions format, so a session is scored like a
+predictions file::
+
+    {"response": "[value_id] leaves at [value_leave] .",       # delexicalized or lexicalized
+     "state": {"train": {"destination": "cambridge", ...}},     # optional: the belief state
+     "active_domains": ["train"],                                # optional
+     "acts": [["inform", "train", "id", "TR1234"]]}              # optional: dialogue acts
+
+A system is anything with ``respond(request) -> turn`` (or a plain callable). It must not keep
+per-session state elsewhere than under the dialogue id: sessions run concurrently (``-j``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from mwz_metrics.interactive.acts import Act, ActError, acts_json, parse_acts
+from mwz_metrics.multiwoz.inputs import InputError, read_turn
+
+# Why a session ended (the summary counts each).
+END_REASONS = {
+    "user_done": "the user said goodbye and the system answered",
+    "max_turns": "the session reached the turn limit",
+    "system_out_of_turns": "a predictions-file system had no more turns for this dialogue",
+    "system_timeout": "the system did not answer in time (after the retries)",
+    "system_error": "the system failed (an exception, an HTTP error, a refused connection), after the retries",
+    "malformed_response": "the system's answer was not a valid turn",
+    "simulator_error": "the user simulator failed (for example its language model endpoint)",
+}
+
+
+class SessionEnd(Exception):
+    """Ends one session with a reason from :data:`END_REASONS` (the run goes on)."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        if reason not in END_REASONS:
+            raise ValueError(f"unknown end reason {reason!r}")
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemTurn:
+    """One validated system turn."""
+
+    response: str
+    state: dict[str, dict[str, str]] | None = None
+    active_domains: tuple[str, ...] | None = None
+    acts: tuple[Act, ...] | None = None
+
+    def prediction(self) -> dict[str, Any]:
+        """The turn in mwzeval's predictions format (what ``mwz evaluate`` reads)."""
+        out: dict[str, Any] = {"response": self.response}
+        if self.state is not None:
+            out["state"] = self.state
+        if self.active_domains is not None:
+            out["active_domains"] = list(self.active_domains)
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The turn as a session stores it."""
+        out: dict[str, Any] = {"speaker": "system", "text": self.response}
+        if self.state is not None:
+            out["state"] = self.state
+        if self.active_domains is not None:
+            out["active_domains"] = list(self.active_domains)
+        if self.acts is not None:
+            out["acts"] = acts_json(self.acts)
+        return out
+
+
+def parse_system_turn(data: Any, dialogue_id: str, index: int) -> SystemTurn:
+    """Validate what a system returned; :class:`SessionEnd` (``malformed_response``) if invalid."""
+    try:
+        turn = read_turn(dialogue_id, index, data)
+        acts = None
+        if isinstance(data, Mapping) and data.get("acts") is not None:
+            acts = tuple(parse_acts(data["acts"], f"dialogue {dialogue_id}, turn {index}: 'acts'"))
+    except (InputError, ActError) as error:
+        raise SessionEnd("malformed_response", str(error)) from None
+    return SystemTurn(turn.response, turn.state, turn.active_domains, acts)
+
+
+@runtime_checkable
+class System(Protocol):
+    """Anything that answers a request with a turn."""
+
+    def respond(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The system's turn for ``request`` (see the module docstring)."""
+        ...
+
+
+class CallableSystem:
+    """A plain function ``request -> turn`` as a :class:`System`."""
+
+    def __init__(self, function: Callable[[Mapping[str, Any]], Mapping[str, Any]], name: str = "") -> None:
+        self.function = function
+        self.name = name or getattr(function, "__qualname__", "callable")
+
+    def respond(self, request: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Call the function."""
+        return self.function(request)
+
+
+def as_system(obj: Any, name: str = "") -> System:
+    """An object with ``respond`` as it is; a callable wrapped in :class:`CallableSystem`."""
+    if isinstance(obj, System):
+        return obj
+    if callable(obj):
+        return CallableSystem(obj, name)
+    raise TypeError(f"{name or obj!r} is neither a system (with respond(request)) nor a callable")

@@ -1,0 +1,198 @@
+"""Scores of interactive sessions (each figure is defined in the README, section "Interactive").
+
+- **Inform / Success**: mwzeval's, computed by the same code as ``mwz evaluate`` from the
+  system's states and delexicalized responses, against the session's goal; a reference number
+  counts in a domain once the user has asked for the booking there (``replay``: once the test
+  dialogue had booked, exactly mwzeval's rule). A turn without a state is an empty state.
+- **Act figures** (as ConvLab reports them, from the system's acts, or what the simulator read
+  from its text): inform precision/recall/F1 over the goal's requested attributes, book rate,
+  complete (the simulator's own verdict that every part of its goal was met).
+- **Turns**: system turns per session (one per user turn), over all sessions and over the
+  successful ones; **end reasons** counted.
+- Bootstrap 95% intervals over sessions; richness of all responses; BLEU only for ``replay``
+  sessions (the only ones with references); session coherence when asked and installed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mwz_metrics.comparison import bootstrap
+from mwz_metrics.interactive import export
+from mwz_metrics.interactive.acts import goal_slot_to_act
+from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.protocol import END_REASONS
+
+logger = logging.getLogger(__name__)
+
+# Act slots a user may ask for: an inform of one the goal did not request is a false positive.
+REQUESTABLE = {"addr", "post", "phone", "fee", "car", "time", "ticket", "id", "leave", "arrive"}
+REQUESTABLE |= {"area", "type", "internet", "parking", "stars", "price", "food"}
+_INFORMING = {"inform", "recommend", "select", "offerbooked"}
+_BOOKING = {"book", "offerbooked"}
+
+
+def _mwzeval_goal(goal: UserGoal, normalize) -> dict[str, Any]:
+    """The goal in mwzeval's format (as :func:`mwz_datasets.goals.goal_from_raw` builds it)."""
+    from mwz_datasets.goals import goal_from_raw
+
+    raw = {}
+    for part in goal.domains:
+        raw[part.domain] = {"info": part.info, "reqt": list(part.reqt), **({"book": part.book} if part.book else {})}
+    return goal_from_raw(raw, normalize)
+
+
+def act_figures(session: Mapping[str, Any], inform: Mapping[str, bool] | None) -> dict[str, Any]:
+    """Per session: inform TP/FP/FN over requested attributes, and the booking outcome per domain."""
+    goal = UserGoal.from_json(session["goal"])
+    domains = {d.domain for d in goal.domains}
+    requested = {
+        (d.domain, slot) for d in goal.domains for r in d.reqt if (slot := goal_slot_to_act(r, requested=True))
+    }
+    informed: set[tuple[str, str]] = set()
+    booked: set[str] = set()
+    for turn in export.system_turns(session):
+        active = list(turn.get("active_domains") or [])
+        for intent, domain, slot, _value in export.acts_of(turn):
+            if intent in _INFORMING and domain in domains and slot in REQUESTABLE:
+                informed.add((domain, slot))
+            if intent in _BOOKING or (intent == "inform" and slot == "ref"):
+                target = domain if domain in domains else (active[0] if active else None)
+                if target is not None:
+                    booked.add(target)
+    booking = [d.domain for d in goal.domains if d.book]
+    book_ok = [d for d in booking if d in booked and (inform or {}).get(d, False)]
+    return {
+        "tp": len(requested & informed),
+        "fp": len(informed - requested),
+        "fn": len(requested - informed),
+        "book_rate": len(book_ok) / len(booking) if booking else None,
+    }
+
+
+def _f1(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    return precision, recall, 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _interval(samples: np.ndarray) -> list[float] | None:
+    if samples.size == 0 or np.all(np.isnan(samples)):
+        return None
+    low, high = bootstrap.confidence_interval(samples[~np.isnan(samples)])
+    return [low, high]
+
+
+def _rate_samples(values: Sequence[float | None], weights: np.ndarray) -> np.ndarray:
+    return bootstrap.rate([math.nan if v is None else float(v) for v in values])(weights)
+
+
+def score_sessions(
+    sessions: Sequence[Mapping[str, Any]],
+    *,
+    evaluator: Any,
+    aligned: bool = False,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Every figure of the module docstring for ``sessions`` (in the order given)."""
+    from mwz_metrics.multiwoz.evaluator import SessionTruth
+
+    if not sessions:
+        raise ValueError("no sessions to score")
+    normalize = evaluator.testset.chain
+    test_goals = evaluator.testset.multiwoz21["goals"]  # a test dialogue's goal exactly as mwz evaluate reads it
+    truth = SessionTruth(
+        goals={
+            s["id"]: test_goals[s["id"]]
+            if s["id"] in test_goals
+            else _mwzeval_goal(UserGoal.from_json(s["goal"]), normalize)
+            for s in sessions
+        },
+        booked={s["id"]: s["booked"] for s in sessions},
+        aligned=aligned,
+    )
+    static = evaluator.evaluate(export.predictions(sessions), sessions=truth)
+    outcomes = static["success"]["per_dialogue"] if static.get("success") else {}
+    per_session = []
+    for session in sessions:
+        outcome = outcomes.get(session["id"], {"inform": {}, "success": {}})
+        counted = "total" in outcome["inform"] or "total" in outcome["success"]
+        figures = act_figures(session, outcome["inform"])
+        per_session.append(
+            {
+                "id": session["id"],
+                "inform": float(outcome["inform"].get("total", 0)) if counted else None,
+                "success": float(outcome["success"].get("total", 0)) if counted else None,
+                "complete": None if session.get("complete") is None else float(bool(session["complete"])),
+                "turns": len(export.system_turns(session)),
+                "end": session["end"]["reason"],
+                **figures,
+            }
+        )
+    result = _summary(per_session, resamples, seed)
+    for key in ("bleu", "richness"):
+        if static.get(key) is not None:
+            result[key] = static[key]
+    if static.get("success"):
+        result["inform_by_domain"] = static["success"]["inform"]
+        result["success_by_domain"] = static["success"]["success"]
+        result["exact"] = static["success"]["exact"]
+    result["system_failures"] = _system_failures(sessions)
+    result["per_session"] = per_session
+    result["static_signature"] = static["signature"]
+    result["warnings"] = static.get("warnings", [])
+    return result
+
+
+def _summary(per_session: list[dict[str, Any]], resamples: int, seed: int) -> dict[str, Any]:
+    """Rates, act figures, turns and end reasons with their bootstrap intervals."""
+    n = len(per_session)
+    weights = bootstrap.resample_weights(n, resamples, seed) if resamples > 0 else np.zeros((0, n))
+    out: dict[str, Any] = {"sessions": n}
+    ci: dict[str, Any] = {}
+    for key in ("inform", "success", "complete", "book_rate"):
+        values = [s[key] for s in per_session]
+        present = [v for v in values if v is not None]
+        out[key] = 100.0 * sum(present) / len(present) if present else None
+        if present and resamples > 0:
+            ci[key] = _interval(_rate_samples(values, weights))
+    tp, fp, fn = (np.array([s[k] for s in per_session], dtype=np.float64) for k in ("tp", "fp", "fn"))
+    precision, recall, f1 = _f1(tp.sum(), fp.sum(), fn.sum())
+    out["inform_precision"], out["inform_recall"], out["inform_f1"] = 100 * precision, 100 * recall, 100 * f1
+    if resamples > 0:
+        sums = [weights @ x for x in (tp, fp, fn)]
+        resampled = np.array([[100 * v for v in _f1(*t)] for t in zip(*sums)])
+        for i, key in enumerate(("inform_precision", "inform_recall", "inform_f1")):
+            ci[key] = _interval(resampled[:, i])
+    turns = np.array([s["turns"] for s in per_session], dtype=np.float64)
+    successful = [s["turns"] for s in per_session if s["success"] == 1.0]
+    out["turns"] = float(turns.mean())
+    out["turns_successful"] = float(np.mean(successful)) if successful else None
+    if resamples > 0:
+        ci["turns"] = _interval((weights @ turns) / np.maximum(weights.sum(axis=1), 1))
+    out["end_reasons"] = {reason: count for reason, count in Counter(s["end"] for s in per_session).most_common()}
+    out["ci95"] = ci
+    return out
+
+
+def _system_failures(sessions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Retries and failures an HTTP system reported, summed over sessions."""
+    total: Counter[str] = Counter()
+    for session in sessions:
+        report = session.get("system_report") or {}
+        total["retries"] += int(report.get("retries", 0))
+        for kind, count in (report.get("failures") or {}).items():
+            total[kind] += int(count)
+    return {k: v for k, v in total.items() if v}
+
+
+def end_reason_descriptions() -> dict[str, str]:
+    """What each end reason means."""
+    return dict(END_REASONS)

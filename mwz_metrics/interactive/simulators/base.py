@@ -1,0 +1,86 @@
+"""What a user simulator is, for the session runner and for plugins that add one.
+
+A simulator plugin registers a :class:`~mwz_plugins.UserSimulatorEntry` whose loader is a
+callable ``make(context, **options)`` returning a :class:`SimulatorFactory`. The runner asks the
+factory for one :class:`UserSimulator` per goal, with a random generator seeded from the run's
+seed and the dialogue id (so a session does not depend on which others run beside it), then:
+
+1. ``start()`` gives the first user turn;
+2. after each system turn, ``observe(turn)`` reads it (and returns the acts it understood);
+3. unless the last user turn was ``final``, ``next_turn()`` gives the next user turn.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from mwz_metrics.interactive.acts import Act, acts_json
+from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.protocol import SystemTurn
+
+
+@dataclasses.dataclass(frozen=True)
+class UserTurn:
+    """One user turn: its text, its acts (when the simulator has them), whether it is the last.
+
+    ``booked``: the domains whose booking the user has asked for so far; mwzeval counts a
+    reference number in a domain only once the dialogue has booked there, and in an interactive
+    session that is once the user asked for the booking.
+    """
+
+    text: str
+    acts: tuple[Act, ...] | None = None
+    final: bool = False
+    booked: tuple[str, ...] = ()
+
+    def record(self) -> dict[str, Any]:
+        """The turn as a session stores it (and as the system's history shows it)."""
+        out: dict[str, Any] = {"speaker": "user", "text": self.text}
+        if self.acts is not None:
+            out["acts"] = acts_json(self.acts)
+        return out
+
+
+class UserSimulator(abc.ABC):
+    """One simulated user pursuing one goal."""
+
+    goal: UserGoal
+
+    @abc.abstractmethod
+    def start(self) -> UserTurn:
+        """The first user turn."""
+
+    @abc.abstractmethod
+    def observe(self, turn: SystemTurn) -> list[Act]:
+        """Read a system turn; the acts understood (the system's own when it sent them)."""
+
+    @abc.abstractmethod
+    def next_turn(self) -> UserTurn:
+        """The user's answer to the turns observed so far."""
+
+    def complete(self) -> bool | None:
+        """Whether the goal is fulfilled as the user sees it (None: the simulator cannot tell)."""
+        return None
+
+    def details(self) -> dict[str, Any]:
+        """Anything worth keeping in the session record (e.g. the domains given up on)."""
+        return {}
+
+
+class SimulatorFactory(abc.ABC):
+    """Makes the simulated user of each goal; shared resources are loaded once."""
+
+    name: str = "simulator"
+    version: str = "0"
+
+    @abc.abstractmethod
+    def session(self, goal: UserGoal, rng: random.Random) -> UserSimulator:
+        """A new simulated user for ``goal``."""
+
+    def options(self) -> Mapping[str, Any]:
+        """The options that shape the sessions (they go into the run's signature)."""
+        return {}

@@ -1,0 +1,357 @@
+"""Reference systems that calibrate the harness: an upper bound and two lower bounds.
+
+``oracle`` reads the user's acts (the simulator's own, or ``replay``'s annotations) from the
+history, tracks the belief state, queries the venue database, offers a matching venue (the
+first in database order; for trains the earliest to leave after, or the latest to arrive
+before, the times asked), answers requests from the venue's row, asks for missing booking
+details, books with a reference number, gives a taxi's car and phone, and says goodbye. It is
+stateless: each turn it folds its policy over the whole history, so the same history always
+gets the same answer, and so does a resumed run. Its words come from templates of MultiWOZ 2.1
+validation system turns (delexicalized with mwzeval's ``[value_*]`` placeholders); the acts it
+returns are those of the template it chose, with their values.
+
+``oracle-text`` is the same policy without its ``acts`` in the answer: the simulator must read
+its text. ``echo`` repeats the user's last turn and ``silent`` says nothing; neither keeps a
+state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from mwz_datasets.database import column_name
+from mwz_metrics.interactive.acts import ACT_TO_COLUMN, BOOK_SLOTS, DOMAINS, VENUE_DOMAINS, Act, parse_acts, state_slot
+from mwz_metrics.interactive.templates import TemplateBank
+
+VERSION = "1.0.0"
+
+_TRAIN_NEEDS = ("depart", "dest", "day")
+_TAXI_NEEDS = ("depart", "dest")
+_OFFER_SLOTS = {
+    **{
+        d: {"name", "area", "food", "price", "type", "stars", "choice", "internet", "parking", "none"}
+        for d in VENUE_DOMAINS
+    },
+    "train": {"id", "leave", "arrive", "depart", "dest", "day", "choice", "ticket", "time", "none"},
+}
+_TAXI_CARS = ("black toyota", "white skoda", "red bmw", "yellow honda", "blue ford", "grey audi", "black lexus")
+
+
+@dataclasses.dataclass
+class _Part:
+    """Something to say: acts of ``intents`` in ``domain`` about ``allowed`` slots (``required`` ones at least)."""
+
+    intents: frozenset[str]
+    domain: str
+    allowed: frozenset[str]
+    required: frozenset[str]
+    values: dict[str, str]
+
+
+def _part(intents: Iterable[str], domain: str, allowed, required=(), values=None) -> _Part:
+    return _Part(frozenset(intents), domain, frozenset(allowed), frozenset(required), dict(values or {}))
+
+
+@dataclasses.dataclass
+class OracleState:
+    """What the oracle knows after a prefix of the dialogue."""
+
+    semi: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    book: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    venue: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    offered_for: dict[str, frozenset] = dataclasses.field(default_factory=dict)
+    booked: dict[str, str] = dataclasses.field(default_factory=dict)
+    wants_booking: set[str] = dataclasses.field(default_factory=set)
+    current: str | None = None
+
+    def prediction_state(self) -> dict[str, dict[str, str]]:
+        """The belief state in mwzeval's predictions form (slot names as its states use them)."""
+        out: dict[str, dict[str, str]] = {}
+        for domain in sorted(set(self.semi) | set(self.book)):
+            slots = {state_slot(s): v for s, v in self.semi.get(domain, {}).items()}
+            slots.update(self.book.get(domain, {}))
+            if slots:
+                out[domain] = slots
+        return out
+
+
+def _reference(*parts: str) -> str:
+    return hashlib.sha256(":".join(parts).encode()).hexdigest()[:8].upper()
+
+
+class OraclePolicy:
+    """The oracle's decisions (see the module docstring)."""
+
+    def __init__(self, database: Any, templates: TemplateBank) -> None:
+        self.db = database
+        self.templates = templates
+
+    # -- understanding ----------------------------------------------------------------
+
+    @staticmethod
+    def _update(state: OracleState, acts: Sequence[Act]) -> tuple[list[tuple[str, str]], bool]:
+        requests: list[tuple[str, str]] = []
+        closing = False
+        for act in acts:
+            domain = act.domain
+            if act.intent == "inform" and domain in DOMAINS and act.slot != "none":
+                if act.slot in BOOK_SLOTS.get(domain, ()) and not (domain == "train" and act.slot == "day"):
+                    state.book.setdefault(domain, {})[act.slot] = act.value
+                    state.wants_booking.add(domain)
+                else:
+                    state.semi.setdefault(domain, {})[act.slot] = act.value
+            elif act.intent == "request" and domain in DOMAINS:
+                if act.slot == "ref":
+                    state.wants_booking.add(domain)
+                else:
+                    requests.append((domain, act.slot))
+            elif act.intent in ("thank", "bye"):
+                closing = True
+        domains = [a.domain for a in acts if a.domain in DOMAINS]
+        if domains:
+            state.current = domains[0]
+        return requests, closing
+
+    # -- deciding ---------------------------------------------------------------------
+
+    def _matches(self, domain: str, state: OracleState) -> list[dict[str, Any]]:
+        constraints = {column_name(ACT_TO_COLUMN.get(s, s)): v for s, v in state.semi.get(domain, {}).items()}
+        rows = self.db.rows(domain, self.db.query(domain, constraints))
+        semi = state.semi.get(domain, {})
+        if domain == "train" and rows:
+            if semi.get("arrive") and semi.get("arrive") != "dontcare":
+                rows.sort(key=lambda r: r.get("arriveBy", ""), reverse=True)
+            else:
+                rows.sort(key=lambda r: r.get("leaveAt", ""))
+        return rows
+
+    @staticmethod
+    def _value(domain: str, row: Mapping[str, Any], slot: str) -> str:
+        if domain == "train" and slot == "time":
+            return str(row.get("duration", ""))
+        return str(row.get(ACT_TO_COLUMN.get(slot, slot), row.get(slot, "")))
+
+    def _venue_parts(self, domain: str, state: OracleState, requests: list[str], dialogue_id: str) -> list[_Part]:
+        semi = state.semi.get(domain, {})
+        if domain == "train":
+            missing = [s for s in _TRAIN_NEEDS if s not in semi]
+            if missing:
+                return [_part(["request"], domain, missing, missing[:1])]
+        rows = self._matches(domain, state)
+        if not rows:
+            state.venue.pop(domain, None)
+            return [_part(["nooffer"], domain, {*semi, "none"}, values=semi)]
+        key_slot = "id" if domain == "train" else "name"
+        id_column = "trainID" if domain == "train" else "id"
+        chosen = state.venue.get(domain)
+        if chosen is None or all(r.get(id_column) != chosen.get(id_column) for r in rows):
+            chosen = rows[0]
+            state.venue[domain] = chosen
+        parts = []
+        constraints = frozenset(semi.items())
+        if state.offered_for.get(domain) != constraints:
+            state.offered_for[domain] = constraints
+            values = {s: self._value(domain, chosen, s) for s in _OFFER_SLOTS[domain] if s != "none"}
+            values["choice"] = str(len(rows))
+            parts.append(_part(["inform", "recommend"], domain, _OFFER_SLOTS[domain], [key_slot], values))
+        if requests:
+            values = {s: self._value(domain, chosen, s) for s in {*requests, key_slot}}
+            parts.append(_part(["inform"], domain, {*requests, key_slot}, requests, values))
+        if domain in state.wants_booking and domain not in state.booked and domain in BOOK_SLOTS:
+            details = state.book.get(domain, {})
+            missing = [s for s in BOOK_SLOTS[domain] if s not in details]
+            if missing:
+                parts.append(_part(["request"], "train" if domain == "train" else "booking", missing, missing[:1]))
+            else:
+                reference = _reference(dialogue_id, domain, str(chosen.get(id_column)))
+                state.booked[domain] = reference
+                values = {**details, "ref": reference, key_slot: self._value(domain, chosen, key_slot)}
+                if domain == "train":
+                    allowed = {"ref", "id", "people", "ticket", "leave", "arrive", "day", "depart", "dest", "none"}
+                    values.update({s: self._value(domain, chosen, s) for s in ("ticket", "leave", "arrive")})
+                    values.update({s: semi[s] for s in ("day", "depart", "dest") if s in semi})
+                    parts.append(_part(["offerbooked"], domain, allowed, ["ref"], values))
+                else:
+                    allowed = {"ref", "name", "day", "people", "time", "stay", "none"}
+                    parts.append(_part(["book"], "booking", allowed, ["ref"], values))
+        elif parts and domain in BOOK_SLOTS and domain not in state.booked and not requests:
+            if domain == "train":
+                parts.append(_part(["offerbook"], domain, {"none"}))
+            else:
+                parts.append(_part(["inform"], "booking", {"none"}))
+        return parts
+
+    def _taxi_parts(self, state: OracleState, requests: list[str], dialogue_id: str) -> list[_Part]:
+        semi = state.semi.get("taxi", {})
+        missing = [s for s in _TAXI_NEEDS if s not in semi]
+        if not ({"leave", "arrive"} & semi.keys()):
+            missing.append("leave")
+        if missing:
+            return [_part(["request"], "taxi", missing, missing[:1])]
+        digest = int(_reference(dialogue_id, "taxi", *sorted(semi.values())), 16)
+        values = {
+            "car": _TAXI_CARS[digest % len(_TAXI_CARS)],
+            "phone": "07" + str(digest % 10**9).zfill(9),
+            **{s: v for s, v in semi.items() if s in ("depart", "dest", "leave", "arrive")},
+        }
+        if "taxi" not in state.booked or requests:
+            state.booked["taxi"] = values["phone"]
+            return [
+                _part(
+                    ["inform"],
+                    "taxi",
+                    {"car", "phone", "depart", "dest", "leave", "arrive", "none"},
+                    ["car", "phone"],
+                    values,
+                )
+            ]
+        return []
+
+    @staticmethod
+    def _service_parts(domain: str, requests: list[str]) -> list[_Part]:
+        """Police and hospital: the requested attributes (placeholders; their tables are not queried)."""
+        if not requests:
+            return []
+        return [_part(["inform"], domain, set(requests), requests, dict.fromkeys(requests, "?"))]
+
+    def decide(self, state: OracleState, acts: Sequence[Act], dialogue_id: str) -> list[_Part]:
+        """Update ``state`` with the user's acts and decide what to say."""
+        requests, closing = self._update(state, acts)
+        domain = state.current
+        mine = [slot for d, slot in requests if d == domain]
+        parts: list[_Part] = []
+        if domain in (*VENUE_DOMAINS, "train"):
+            parts = self._venue_parts(domain, state, mine, dialogue_id) if acts and not _only_closing(acts) else []
+        elif domain == "taxi" and not _only_closing(acts):
+            parts = self._taxi_parts(state, mine, dialogue_id)
+        elif domain in ("police", "hospital"):
+            parts = self._service_parts(domain, mine)
+        if closing and not parts:
+            return [_part(["bye", "welcome"], "general", {"none"})]
+        last = parts[-1] if parts else None
+        asks = last is not None and (
+            bool(last.intents & {"request", "offerbook", "nooffer"})
+            or (last.domain == "booking" and last.intents == {"inform"})
+        )
+        if not asks:
+            parts.append(_part(["reqmore"], "general", {"none"}))
+        return parts
+
+    # -- saying -----------------------------------------------------------------------
+
+    def realize(self, parts: Sequence[_Part], rng: random.Random) -> tuple[str, list[Act]]:
+        """Text and acts of the decided parts, from the system templates."""
+        texts, acts = [], []
+        for part in parts:
+            chosen = self.templates.choose(part.intents, part.domain, part.allowed, part.required, rng)
+            if chosen is None and len(part.required) > 1:
+                for slot in sorted(part.required):
+                    single = _part(part.intents, part.domain, {slot, "name", "id"}, {slot}, part.values)
+                    text, said = self.realize([single], rng)
+                    texts.append(text)
+                    acts.extend(said)
+                continue
+            if chosen is None:
+                fallback = [
+                    Act(sorted(part.intents)[0], part.domain, s, part.values.get(s, "?"))
+                    for s in sorted(part.required) or ["none"]
+                ]
+                texts.extend(self.templates.realize([a], rng) for a in fallback)
+                acts.extend(fallback)
+                continue
+            keys, text = chosen
+            texts.append(text)
+            for intent, domain, slot, kind in keys:
+                value = "?" if intent == "request" else part.values.get(slot, "none") if kind == "value" else "none"
+                acts.append(Act(intent, domain, slot, value))
+        return " ".join(t for t in texts if t), acts
+
+
+def _only_closing(acts: Sequence[Act]) -> bool:
+    return bool(acts) and all(a.intent in ("thank", "bye", "greet") for a in acts)
+
+
+class OracleSystem:
+    """The oracle speaking the system protocol (``with_acts=False``: ``oracle-text``)."""
+
+    def __init__(self, context: Any, *, with_acts: bool = True) -> None:
+        self.policy = OraclePolicy(context.database, context.system_templates)
+        self.with_acts = with_acts
+        self.name = "oracle" if with_acts else "oracle-text"
+
+    def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """Fold the policy over the history; answer its last user turn."""
+        dialogue_id = str(request.get("dialogue_id", ""))
+        state = OracleState()
+        parts: list[_Part] = []
+        understood = True
+        for entry in request.get("history", ()):
+            if entry.get("speaker") != "user":
+                continue
+            if entry.get("acts") is None:
+                understood = False
+                parts = []
+                continue
+            understood = True
+            parts = self.policy.decide(state, parse_acts(entry["acts"]), dialogue_id)
+        if not understood:
+            text, acts = (
+                "I am sorry, I did not understand that. Could you say it differently?",
+                [Act("reqmore", "general")],
+            )
+        else:
+            rng = random.Random(f"oracle:{dialogue_id}:{request.get('turn', 0)}")
+            text, acts = self.policy.realize(parts, rng)
+        turn: dict[str, Any] = {
+            "response": text,
+            "state": state.prediction_state(),
+            "active_domains": [state.current] if state.current else [],
+        }
+        if self.with_acts:
+            turn["acts"] = [a.as_list() for a in acts]
+        return turn
+
+
+class EchoSystem:
+    """Repeats the user's last turn (a lower bound)."""
+
+    name = "echo"
+
+    def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The user's last text."""
+        users = [e for e in request.get("history", ()) if e.get("speaker") == "user"]
+        return {"response": users[-1]["text"] if users else ""}
+
+
+class SilentSystem:
+    """Says nothing (a lower bound)."""
+
+    name = "silent"
+
+    def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """An empty response."""
+        return {"response": ""}
+
+
+def make_oracle(context: Any, **options: Any) -> OracleSystem:
+    """``oracle``: acts and text."""
+    return OracleSystem(context, with_acts=True, **options)
+
+
+def make_oracle_text(context: Any, **options: Any) -> OracleSystem:
+    """``oracle-text``: text only."""
+    return OracleSystem(context, with_acts=False, **options)
+
+
+def make_echo(context: Any, **options: Any) -> EchoSystem:
+    """``echo``."""
+    return EchoSystem()
+
+
+def make_silent(context: Any, **options: Any) -> SilentSystem:
+    """``silent``."""
+    return SilentSystem()

@@ -1,0 +1,46 @@
+"""Built-in plugin: the user simulators and reference systems of interactive evaluation.
+
+Registered by import path like any third-party plugin's; nothing is imported until a run
+names them (``mwz interact --simulator agenda --system oracle``).
+"""
+
+from mwz_plugins.hookspecs import hookimpl
+from mwz_plugins.registry import SystemEntry, UserSimulatorEntry
+
+_SIMULATORS = "mwz_metrics.interactive.simulators"
+_SYSTEMS = "mwz_metrics.interactive.systems.reference"
+
+
+@hookimpl
+def mwz_register_user_simulators(register):
+    """Register ``agenda``, ``llm`` and ``replay``."""
+    register(
+        UserSimulatorEntry(
+            "agenda",
+            "1.0.0",
+            f"{_SIMULATORS}.agenda:make",
+            "goal-driven agenda with MultiWOZ 2.1 validation templates (offline, seeded)",
+        )
+    )
+    register(
+        UserSimulatorEntry(
+            "llm",
+            "1.0.0",
+            f"{_SIMULATORS}.llm:make",
+            "a language model plays the user through an OpenAI-compatible chat endpoint",
+        )
+    )
+    register(
+        UserSimulatorEntry(
+            "replay", "1.0.0", f"{_SIMULATORS}.replay:make", "the test dialogue's annotated user turns, in order"
+        )
+    )
+
+
+@hookimpl
+def mwz_register_systems(register):
+    """Register the reference systems ``oracle``, ``oracle-text``, ``echo`` and ``silent``."""
+    register(SystemEntry("oracle", "1.0.0", f"{_SYSTEMS}:make_oracle", "upper bound: database, acts and text"))
+    register(SystemEntry("oracle-text", "1.0.0", f"{_SYSTEMS}:make_oracle_text", "the oracle without its acts"))
+    register(SystemEntry("echo", "1.0.0", f"{_SYSTEMS}:make_echo", "lower bound: repeats the user"))
+    register(SystemEntry("silent", "1.0.0", f"{_SYSTEMS}:make_silent", "lower bound: says nothing"))
