@@ -43,7 +43,8 @@ def _select_goals(
 ) -> list[UserGoal]:
     available = context.goals
     if goals is None:
-        keys = [k for k in available if default is None or k in set(default)]
+        # a predictions file's own order: figures that read responses in order (richness) stay the file's
+        keys = list(available) if default is None else [k for k in default if k in available]
     elif isinstance(goals, int):
         if goals <= 0:
             raise InputError(f"--goals {goals}: give a positive number")
@@ -128,8 +129,12 @@ def score(
     resamples: int = 1000,
     seed: int = 0,
     chain: str = "mwzeval",
+    evaluator: Any = None,
 ) -> dict[str, Any]:
-    """Score sessions (see :mod:`.scoring`); BLEU by default only for ``replay`` sessions."""
+    """Score sessions (see :mod:`.scoring`); BLEU by default only for ``replay`` sessions.
+
+    ``evaluator``: a :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` to reuse across calls (its
+    caches stay warm); by default one with the metrics this call needs."""
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
     context = context or InteractiveContext()

@@ -10,7 +10,7 @@ recorded reason (:data:`~.protocol.END_REASONS`); the run goes on.
 from __future__ import annotations
 
 import concurrent.futures
-import copy
+import json
 import logging
 import random
 import threading
@@ -31,6 +31,11 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 20
 
 
+def _copy(record: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of a JSON record (each turn is copied once, not the whole history each turn)."""
+    return json.loads(json.dumps(record))
+
+
 def _end(reason: str, detail: str = "") -> dict[str, str]:
     return {"reason": reason, **({"detail": detail[:300]} if detail else {})}
 
@@ -46,6 +51,7 @@ def run_session(
     """One session of ``goal``: the record a session file stores (see :mod:`.sessions`)."""
     rng = random.Random(f"{seed}:{goal.dialogue_id}")
     turns: list[dict[str, Any]] = []
+    history: list[dict[str, Any]] = []  # what the system sees: copies, so that it cannot touch the records
     booked: list[list[str]] = []
     end: dict[str, str] | None = None
     simulator = None
@@ -56,7 +62,8 @@ def run_session(
         end = _end("simulator_error", f"{type(error).__name__}: {error}")
     for index in range(max_turns if end is None else 0):
         turns.append(user.record())
-        request = {"dialogue_id": goal.dialogue_id, "turn": index, "history": copy.deepcopy(turns)}
+        history.append(_copy(turns[-1]))
+        request = {"dialogue_id": goal.dialogue_id, "turn": index, "history": list(history)}
         try:
             turn = parse_system_turn(system.respond(request), goal.dialogue_id, index)
         except SessionEnd as stop:
@@ -69,6 +76,7 @@ def run_session(
         record = turn.record()
         try:
             understood = simulator.observe(turn)  # type: ignore[union-attr]
+            history.append(_copy(record))
             if turn.acts is None:
                 record["read_acts"] = acts_json(understood)
             turns.append(record)

@@ -52,8 +52,9 @@ class SessionTruth:
     ``goals``: each session's goal in mwzeval's format; ``booked``: per system turn, the domains
     whose booking the user has asked for (mwzeval's booked domains). With ``aligned`` the
     sessions are the test dialogues' own turns (``replay``): they are checked against the test
-    set and BLEU is allowed; otherwise a session may have any number of turns, and a turn without
-    a state counts as an empty state (never a gold one: an interactive session has none).
+    set, BLEU is allowed and predictions without states get the gold ones, as in static
+    evaluation; otherwise a session may have any number of turns, and a turn without a state
+    counts as an empty state (never a gold one: such a session has none).
     """
 
     goals: Mapping[str, Mapping[str, Any]]
@@ -154,7 +155,7 @@ class Evaluator:
             raise InputError("predictions are empty")
         has_states = all(turn.state is not None for turns in preds.values() for turn in turns)
         has_domains = all(turn.active_domains is not None for turns in preds.values() for turn in turns)
-        use_gold = opts.success and (opts.gold_states or not has_states) and sessions is None
+        use_gold = opts.success and (opts.gold_states or not has_states) and (sessions is None or sessions.aligned)
         if sessions is not None:
             if opts.bleu and not sessions.aligned:
                 raise ValueError("BLEU needs sessions aligned with the test dialogues (the replay simulator)")

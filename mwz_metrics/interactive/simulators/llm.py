@@ -1,0 +1,219 @@
+"""``llm``: a large language model plays the user, through any OpenAI-compatible chat endpoint.
+
+``mwz interact --simulator llm --endpoint http://localhost:8000/v1 --model NAME`` (vLLM, a
+hosted API...). The key, if the endpoint wants one, comes from ``MWZ_LLM_API_KEY`` (or
+``OPENAI_API_KEY``) and is never written anywhere. The model is prompted with the goal's
+crowd-worker messages (the instructions MultiWOZ's own users had) and rules for ending: when
+everything is done, or the system cannot help, it thanks the system, says goodbye and ends its
+message with ``[END]``; the session then ends after the system's answer (or at ``--max-turns``).
+
+Its goal tracking is the ``agenda``'s (:mod:`.tracker`), fed by the system's acts or the
+system-act reader: it gives the session's ``complete`` verdict, and each system turn reaches the
+model with a short note of what is still to do. Booked domains: the model's text carries no
+acts, so every domain the goal books counts as asked for from the start (mwzeval then counts a
+reference number there at any turn). Sampling: ``temperature`` (default 0) and the run's seed
+per session go with every request; whether they make the model deterministic is the endpoint's
+matter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+from mwz_metrics.interactive.acts import Act
+from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.protocol import SystemTurn
+from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
+from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
+from mwz_metrics.interactive.simulators.tracker import GoalTracker
+
+VERSION = "1.0.0"
+END_MARK = "[END]"
+
+RULES = """Rules:
+- Write only your own next message: one or two sentences, as a person typing in a chat. Never write the assistant's part.
+- Give your requirements a little at a time. Answer the assistant's questions from your goal; if your goal does not say, you do not mind.
+- If the assistant cannot find or book what you want, follow the alternatives your goal gives.
+- Do not invent needs that your goal does not have. Ask for every detail your goal tells you to get.
+- When everything in your goal is done, or the assistant cannot help any further, thank the assistant, say goodbye and end that message with [END]."""
+
+
+def system_prompt(goal: UserGoal) -> str:
+    """The model's instructions: the goal's messages, then the rules."""
+    lines = [
+        "You are a visitor to Cambridge talking to the assistant of the Cambridge TownInfo centre.",
+        "Your goal, as it was given to you:",
+        *(f"- {m}" for m in goal.messages),
+        "",
+        RULES,
+    ]
+    return "\n".join(lines)
+
+
+class ChatClient:
+    """POSTs chat completions to an OpenAI-compatible endpoint (retrying 429, 5xx, timeouts)."""
+
+    def __init__(
+        self, endpoint: str, model: str, *, timeout: float = 60.0, retries: int = 2, api_key: str | None = None
+    ) -> None:
+        base = endpoint.rstrip("/")
+        self.url = base if base.endswith("/chat/completions") else f"{base}/chat/completions"
+        self.model = model
+        self.timeout = timeout
+        self.retries = retries
+        self._key = api_key if api_key is not None else os.environ.get("MWZ_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+
+    def complete(self, messages: list[dict[str, str]], **parameters: Any) -> str:
+        """The model's reply to ``messages``."""
+        body = json.dumps({"model": self.model, "messages": messages, **parameters}).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        delay = 0.5
+        for attempt in range(self.retries + 1):
+            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (the user's URL)
+                    data = json.loads(response.read().decode("utf-8"))
+                return str(data["choices"][0]["message"]["content"])
+            except urllib.error.HTTPError as error:
+                if error.code not in (429, 500, 502, 503, 504) or attempt == self.retries:
+                    raise RuntimeError(f"{self.url} answered HTTP {error.code}") from None
+            except (TimeoutError, urllib.error.URLError, ConnectionError) as error:
+                if attempt == self.retries:
+                    raise RuntimeError(f"{self.url}: {getattr(error, 'reason', error)}") from None
+            except (ValueError, KeyError, IndexError, TypeError) as error:
+                raise RuntimeError(f"{self.url}: not a chat completion ({error})") from None
+            time.sleep(delay)
+            delay *= 2
+        raise RuntimeError(f"{self.url}: no answer")  # not reached
+
+
+class LLMUser(UserSimulator):
+    """One goal's user, played by the model."""
+
+    def __init__(
+        self,
+        goal: UserGoal,
+        rng: random.Random,
+        client: ChatClient,
+        reader: SystemActReader,
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 120,
+    ) -> None:
+        self.goal = goal
+        self.client = client
+        self.reader = reader
+        self.seed = rng.randrange(2**31)
+        self.parameters = {"temperature": temperature, "max_tokens": max_tokens, "seed": self.seed}
+        self.tracker = GoalTracker(goal)
+        for state in self.tracker.domains:
+            state.booking_asked = state.needs_booking  # no acts: a booking goal counts as asked for
+        self.messages: list[dict[str, str]] = [
+            {"role": "system", "content": system_prompt(goal)},
+            {"role": "user", "content": "(The assistant is waiting. Start the conversation.)"},
+        ]
+
+    def _turn(self) -> UserTurn:
+        reply = self.client.complete(self.messages, **self.parameters).strip()
+        self.messages.append({"role": "assistant", "content": reply})
+        final = END_MARK in reply
+        text = " ".join(reply.replace(END_MARK, " ").split())
+        return UserTurn(text, None, final, self.tracker.booked_domains())
+
+    def start(self) -> UserTurn:
+        """The model's opening message."""
+        return self._turn()
+
+    def observe(self, turn: SystemTurn) -> list[Act]:
+        """Track the goal from the system's acts (or the reader), and show the model the reply."""
+        current = self.tracker.current
+        if turn.acts is not None:
+            acts = list(turn.acts)
+        else:
+            acts = self.reader.read(turn.response, ReaderContext(current.domain if current else "none"))
+        self.tracker.observe(acts)
+        todo = self._still_to_do()
+        note = f"\n\n(Still to do in your goal: {todo}.)" if todo else "\n\n(Everything in your goal is done.)"
+        self.messages.append({"role": "user", "content": (turn.response or "(no answer)") + note})
+        return acts
+
+    def _still_to_do(self) -> str:
+        parts = []
+        for state in self.tracker.domains:
+            if state.fulfilled or state.failed:
+                continue
+            wanted = [s for s in state.requests if s not in state.answered]
+            step = "find" if state.needs_offer and not state.offered else ""
+            step = "book" if not step and state.needs_booking and not state.booked else step
+            details = f"; get: {', '.join(wanted)}" if wanted else ""
+            parts.append(f"{state.domain} ({step or 'details'}{details})")
+        return "; ".join(parts)
+
+    def next_turn(self) -> UserTurn:
+        """The model's next message."""
+        return self._turn()
+
+    def complete(self) -> bool:
+        """Every domain fulfilled, as the tracker saw it."""
+        return self.tracker.complete()
+
+    def details(self) -> dict[str, Any]:
+        """The domains given up (as the tracker saw them)."""
+        return {"given_up": {d.domain: d.failed for d in self.tracker.domains if d.failed}}
+
+
+class LLMFactory(SimulatorFactory):
+    """Users played by one model at one endpoint."""
+
+    name = "llm"
+    version = VERSION
+
+    def __init__(
+        self,
+        context: Any,
+        *,
+        endpoint: str | None = None,
+        model: str | None = None,
+        temperature: float | str = 0.0,
+        max_tokens: int | str = 120,
+        timeout: float | str = 60.0,
+    ) -> None:
+        if not endpoint or not model:
+            raise ValueError("the llm simulator needs --endpoint URL and --model NAME")
+        self.context = context
+        self.client = ChatClient(endpoint, model, timeout=float(timeout))
+        self._options = {
+            "endpoint": endpoint,
+            "model": model,
+            "temperature": float(temperature),
+            "max_tokens": int(max_tokens),
+        }
+
+    def session(self, goal: UserGoal, rng: random.Random) -> LLMUser:
+        """The model as ``goal``'s user."""
+        return LLMUser(
+            goal,
+            rng,
+            self.client,
+            self.context.reader,
+            temperature=self._options["temperature"],  # type: ignore[arg-type]
+            max_tokens=self._options["max_tokens"],  # type: ignore[arg-type]
+        )
+
+    def options(self) -> Mapping[str, Any]:
+        """Endpoint, model and sampling."""
+        return dict(self._options)
+
+
+def make(context: Any, **options: Any) -> LLMFactory:
+    """The ``llm`` simulator (its plugin entry's loader)."""
+    return LLMFactory(context, **options)

@@ -1,0 +1,348 @@
+"""Interactive evaluation on the real test goals: simulators, reference systems, the bridge to static
+evaluation, sessions that survive failures and interruptions, and the system-act reader."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import shared_path
+
+from mwz_metrics.interactive import api, export
+from mwz_metrics.interactive import sessions as session_files
+
+SLICE = 80  # goals per run in the tests: the first of the test set (all five domains occur)
+
+
+@pytest.fixture(scope="module")
+def synth22() -> Path:
+    return shared_path("data", "mirror-synth22")
+
+
+@pytest.fixture(scope="module")
+def context(synth22, tmp_path_factory):
+    """One context (templates, reader, goals, database) for the module."""
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    patch = pytest.MonkeyPatch()
+    patch.setenv("MWZ_MIRROR", str(synth22))
+    patch.setenv("MWZ_CACHE", str(tmp_path_factory.getbasetemp() / "mwz-cache"))
+    context = InteractiveContext()
+    context.goals  # noqa: B018  (loads everything once)
+    context.reader  # noqa: B018
+    yield context
+    patch.undo()
+
+
+@pytest.fixture()
+def env(synth22, context, monkeypatch):
+    monkeypatch.setenv("MWZ_MIRROR", str(synth22))
+
+
+def _run(context, system, simulator="agenda", goals=SLICE, **options):
+    run = api.prepare(system, simulator=simulator, goals=goals, context=context, **options)
+    sessions = api.run_sessions(run, output=None)
+    return run, sessions
+
+
+def _score(context, run, sessions, **options):
+    return api.score(sessions, run.config, context=context, resamples=200, **options)
+
+
+def test_oracle_succeeds_and_its_text_alone_nearly_as_well(env, context):
+    run, sessions = _run(context, "oracle")
+    result = _score(context, run, sessions)
+    assert result["sessions"] == SLICE
+    assert result["success"] >= 95.0 and result["complete"] >= 95.0
+    assert result["end_reasons"] == {"user_done": SLICE}
+    text_run, text_sessions = _run(context, "oracle-text")
+    text = _score(context, text_run, text_sessions)
+    assert abs(text["success"] - result["success"]) <= 5.0
+    assert all(t.get("acts") is None for s in text_sessions for t in export.system_turns(s))
+    assert all("read_acts" in t for s in text_sessions for t in export.system_turns(s))
+
+
+@pytest.mark.parametrize("system", ["echo", "silent"])
+def test_lower_bounds_fail(env, context, system):
+    run, sessions = _run(context, system)
+    result = _score(context, run, sessions)
+    assert result["success"] <= 10.0  # 2.5 on all 1000 goals (mwzeval counts goals that request nothing)
+    assert result["complete"] == 0.0 and result["book_rate"] == 0.0
+
+
+def test_sessions_depend_on_the_seed_only(env, context):
+    _, first = _run(context, "oracle", goals=20)
+    _, again = _run(context, "oracle", goals=20)
+    _, other = _run(context, "oracle", goals=20, seed=7)
+    assert first == again
+    assert [s["turns"] for s in first] != [s["turns"] for s in other]
+
+
+def test_agenda_reacts_to_no_offer_and_failed_bookings(env, context):
+    """Goals whose first constraints match nothing switch to the final ones after the no-offer."""
+    switching = [g for g in context.goals.values() if any(d.fail_info for d in g.domains)][:15]
+    run, sessions = _run(context, "oracle", goals=[g.dialogue_id for g in switching])
+    for goal, session in zip(switching, sessions):
+        acts = [a for t in session["turns"] for a in (t.get("acts") or [])]
+        assert any(a[0] == "nooffer" for a in acts), session["id"]
+        assert session["complete"], session["id"]
+        domain = next(d for d in goal.domains if d.fail_info)
+        final_state = export.system_turns(session)[-1]["state"][domain.domain]
+        for slot, value in domain.info.items():
+            key = {"pricerange": "pricerange", "arriveBy": "arrive", "leaveAt": "leave"}.get(slot, slot)
+            assert final_state.get(key) == value, (session["id"], slot)
+
+
+# With states and active domains, states only, no states (gold states), a partial file, a turn-count mismatch.
+BRIDGE_SYSTEMS = ("mintl", "ubar", "galaxy-policy", "labes", "pptod")
+
+
+def test_replay_with_a_predictions_file_is_mwz_evaluate(env, context, synth22):
+    """The bridge: replaying the test dialogues to a predictions file gives every figure of ``mwz evaluate``
+    (five systems of every kind here; ``MWZ_BRIDGE_ALL=1`` checks all 19 shared ones)."""
+    from mwz_metrics.multiwoz.evaluator import Evaluator
+
+    predictions = shared_path("data", "mwzeval", "predictions")
+    paths = sorted(predictions.glob("*.json"))
+    if os.environ.get("MWZ_BRIDGE_ALL") != "1":
+        paths = [p for p in paths if p.stem in BRIDGE_SYSTEMS]
+    evaluator = Evaluator(bleu=True, success=True, richness=True, per_dialogue=True)
+    for path in paths:
+        run = api.prepare(str(path), simulator="replay", context=context)
+        sessions = api.run_sessions(run, output=None)
+        assert _same_turns(sessions, path)
+        interactive = api.score(sessions, run.config, context=context, resamples=0, evaluator=evaluator)
+        static = evaluator.evaluate(str(path))
+        assert interactive["richness"] == static["richness"], path.stem
+        assert interactive["bleu"] == static["bleu"], path.stem
+        assert interactive["inform_by_domain"] == static["success"]["inform"], path.stem
+        assert interactive["success_by_domain"] == static["success"]["success"], path.stem
+        assert interactive["exact"] == static["success"]["exact"], path.stem
+
+
+def _same_turns(sessions, path) -> bool:
+    """Turn by turn, the replayed system turns are the file's (ids normalized, extra keys dropped)."""
+    from mwz_metrics.multiwoz.inputs import load_predictions
+
+    loaded = load_predictions(str(path))
+    for session in sessions:
+        turns = export.system_turns(session)
+        expected = loaded[session["id"]]
+        assert [t["text"] for t in turns] == [t.response for t in expected]
+        assert [t.get("state") for t in turns] == [t.state for t in expected]
+        assert [tuple(t["active_domains"]) if "active_domains" in t else None for t in turns] == [
+            t.active_domains for t in expected
+        ]
+    return True
+
+
+class _Stub:
+    """An HTTP system: the oracle behind a server that sleeps, fails 5% of requests and sends one bad body."""
+
+    def __init__(self, context):
+        import hashlib
+        import http.server
+        import threading
+
+        from mwz_metrics.interactive.systems.reference import OracleSystem
+
+        oracle = OracleSystem(context)
+        self.errors = 0
+        lock = threading.Lock()
+        stub = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                key = f"{request['dialogue_id']}:{request['turn']}:{len(request['history'])}"
+                time.sleep(0.002)
+                first_try = key not in stub.seen
+                stub.seen.add(key)
+                if first_try and int(hashlib.sha256(key.encode()).hexdigest(), 16) % 20 == 0:
+                    with lock:
+                        stub.errors += 1
+                    self.send_response(500)
+                    self.end_headers()
+                    return
+                if request["dialogue_id"] == stub.malformed and request["turn"] == 1:
+                    body = b"{not json"
+                else:
+                    body = json.dumps(oracle.respond(request)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.seen: set[str] = set()
+        self.malformed = ""
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/respond"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context, tmp_path):
+    stub = _Stub(context)
+    try:
+        run = api.prepare(stub.url, goals=60, context=context, retries=2, timeout=5)
+        stub.malformed = run.goals[3].dialogue_id
+        out = tmp_path / "http.jsonl"
+        sessions = api.run_sessions(run, output=out, jobs=4)
+    finally:
+        stub.close()
+    result = _score(context, run, sessions)
+    assert result["sessions"] == 60
+    assert result["end_reasons"] == {"user_done": 59, "malformed_response": 1}
+    assert stub.errors > 0
+    assert result["system_failures"]["http_500"] == stub.errors
+    assert result["system_failures"]["retries"] == stub.errors
+    assert result["system_failures"]["malformed"] == 1
+    _, stored = session_files.read(out)
+    assert sorted(s["id"] for s in stored) == sorted(g.dialogue_id for g in run.goals)
+    # the retried sessions are the oracle's own sessions: failures cost nothing else
+    _, direct = _run(context, "oracle", goals=60)
+    by_id = {s["id"]: s for s in direct}
+    for session in sessions:
+        if session["id"] != stub.malformed:
+            assert session["turns"] == by_id[session["id"]]["turns"]
+
+
+_SLOW_SYSTEM = '''
+import time
+from mwz_metrics.interactive.context import InteractiveContext
+from mwz_metrics.interactive.systems.reference import OracleSystem
+
+def make():
+    oracle = OracleSystem(InteractiveContext())
+    def respond(request):
+        time.sleep(0.01)
+        return oracle.respond(request)
+    return respond
+'''
+
+
+def test_kill_9_then_resume_gives_the_uninterrupted_run(env, context, tmp_path, synth22):
+    (tmp_path / "slow_system.py").write_text(_SLOW_SYSTEM)
+    environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
+    command = [sys.executable, "-m", "mwz_metrics.cli", "-q", "interact", "--system", "slow_system:make", "--goals", "60"]
+    killed = tmp_path / "killed.jsonl"
+    process = subprocess.Popen([*command, "-o", str(killed)], env=environment, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and (not killed.exists() or killed.read_text().count("\n") < 15):
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    lines = killed.read_text().count("\n")
+    assert 15 <= lines < 61, lines
+    with open(killed, "a") as f:
+        f.write('{"id": "pmul')  # a line cut by the kill
+    resumed = subprocess.run([*command, "-o", str(killed), "--resume", "--json"], env=environment, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = tmp_path / "whole.jsonl"
+    uninterrupted = subprocess.run([*command, "-o", str(whole), "--json"], env=environment, capture_output=True, text=True)
+    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    run_a, a = session_files.read(killed)
+    run_b, b = session_files.read(whole)
+    assert run_a == run_b
+    assert sorted(a, key=lambda s: s["id"]) == sorted(b, key=lambda s: s["id"])
+    first, second = json.loads(resumed.stdout), json.loads(uninterrupted.stdout)
+    for key in ("inform", "success", "complete", "book_rate", "inform_f1", "turns", "ci95", "end_reasons"):
+        assert first[key] == second[key], key
+    assert first["signature"]["line"] == second["signature"]["line"]
+
+
+def test_resume_refuses_another_configuration(env, context, tmp_path):
+    from mwz_metrics.multiwoz.inputs import InputError
+
+    out = tmp_path / "run.jsonl"
+    api.run_sessions(api.prepare("oracle", goals=3, context=context), output=out)
+    with pytest.raises(InputError, match="another run configuration"):
+        api.run_sessions(api.prepare("oracle", goals=3, seed=1, context=context), output=out, resume=True)
+
+
+def test_llm_simulator_against_a_stub_chat_server(env, context):
+    import http.server
+    import threading
+
+    received: list[dict] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            received.append(body)
+            users = sum(m["role"] == "assistant" for m in body["messages"])
+            reply = "I need a place to stay in the north." if users == 0 else "Thanks, that is all. Goodbye! [END]"
+            if users == 1:
+                reply = "Can I have its phone number?"
+            data = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        endpoint = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        run = api.prepare(
+            "echo", simulator="llm", simulator_options={"endpoint": endpoint, "model": "stub"}, goals=3, context=context
+        )
+        sessions = api.run_sessions(run, output=None)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [s["end"]["reason"] for s in sessions] == ["user_done"] * 3
+    for goal, session in zip(run.goals, sessions):
+        users = [t["text"] for t in session["turns"] if t["speaker"] == "user"]
+        assert len(users) == 3 and "[END]" not in users[-1] and users[-1].startswith("Thanks")
+        prompts = [r for r in received if goal.messages[0] in r["messages"][0]["content"]]
+        assert prompts and all(r["model"] == "stub" for r in prompts)
+        assert all(message in prompts[0]["messages"][0]["content"] for message in goal.messages)
+        assert "[END]" in prompts[0]["messages"][0]["content"]  # the end rule is in the prompt
+    assert len(received) == 9
+
+
+def test_reader_on_the_held_out_test_turns(env, context):
+    """The system-act reader, trained on validation, measured on the test system turns (regression floors)."""
+    from mwz_datasets import multiwoz_raw
+    from mwz_metrics.interactive import reader
+
+    paths, _ = context._dialogues("test")
+    measured = reader.measure(context.reader, list(multiwoz_raw.iter_dialogues("2.1", "test", paths)))
+    assert measured["turns"] == 7372
+    assert measured["request_slots"]["f1"] >= 0.88
+    labels = measured["labels"]
+    assert labels["offer"]["f1"] >= 0.95 and labels["book"]["f1"] >= 0.95 and labels["nooffer"]["f1"] >= 0.87
+
+
+def test_session_file_and_scores_through_the_cli(env, context, tmp_path, synth22):
+    out = tmp_path / "oracle.jsonl"
+    environment = {**os.environ, "MWZ_MIRROR": str(synth22)}
+    base = [sys.executable, "-m", "mwz_metrics.cli", "-q", "interact", "--system", "oracle", "-o", str(out)]
+    ran = subprocess.run([*base, "--goals", "10", "--predictions", str(tmp_path / "p.json")], env=environment, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert "success" in ran.stdout and "signature: mwz-eval" in ran.stdout
+    again = subprocess.run([*base, "--score-only"], env=environment, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stdout == ran.stdout
+    predictions = json.loads((tmp_path / "p.json").read_text())
+    assert len(predictions) == 10 and all("response" in t and "state" in t for v in predictions.values() for t in v)
+    bad = subprocess.run([*base[:-2], "--system", "no_such_module:make", "--goals", "2"], env=environment, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no_such_module" in bad.stderr
