@@ -145,3 +145,12 @@ def test_progress_only_where_someone_watches(tmp_path):
         timeout=60,
     )
     assert silenced.stderr == ""
+
+
+def test_global_options_are_accepted_after_the_subcommand():
+    before = _mwz("-q", "plugins", "--json")
+    after = _mwz("plugins", "--json", "-q")
+    assert after.returncode == 0 and after.stdout == before.stdout
+    assert _mwz("plugins", "-v", "--debug").returncode == 0
+    help_text = _mwz("compare", "--help").stdout
+    assert "-q, --quiet" in help_text and "--debug" in help_text

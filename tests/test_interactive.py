@@ -221,7 +221,7 @@ def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context,
             assert session["turns"] == by_id[session["id"]]["turns"]
 
 
-_SLOW_SYSTEM = '''
+_SLOW_SYSTEM = """
 import time
 from mwz_metrics.interactive.context import InteractiveContext
 from mwz_metrics.interactive.systems.reference import OracleSystem
@@ -232,13 +232,23 @@ def make():
         time.sleep(0.01)
         return oracle.respond(request)
     return respond
-'''
+"""
 
 
 def test_kill_9_then_resume_gives_the_uninterrupted_run(env, context, tmp_path, synth22):
     (tmp_path / "slow_system.py").write_text(_SLOW_SYSTEM)
     environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
-    command = [sys.executable, "-m", "mwz_metrics.cli", "-q", "interact", "--system", "slow_system:make", "--goals", "60"]
+    command = [
+        sys.executable,
+        "-m",
+        "mwz_metrics.cli",
+        "-q",
+        "interact",
+        "--system",
+        "slow_system:make",
+        "--goals",
+        "60",
+    ]
     killed = tmp_path / "killed.jsonl"
     process = subprocess.Popen([*command, "-o", str(killed)], env=environment, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 240
@@ -250,10 +260,14 @@ def test_kill_9_then_resume_gives_the_uninterrupted_run(env, context, tmp_path, 
     assert 15 <= lines < 61, lines
     with open(killed, "a") as f:
         f.write('{"id": "pmul')  # a line cut by the kill
-    resumed = subprocess.run([*command, "-o", str(killed), "--resume", "--json"], env=environment, capture_output=True, text=True)
+    resumed = subprocess.run(
+        [*command, "-o", str(killed), "--resume", "--json"], env=environment, capture_output=True, text=True
+    )
     assert resumed.returncode == 0, resumed.stderr
     whole = tmp_path / "whole.jsonl"
-    uninterrupted = subprocess.run([*command, "-o", str(whole), "--json"], env=environment, capture_output=True, text=True)
+    uninterrupted = subprocess.run(
+        [*command, "-o", str(whole), "--json"], env=environment, capture_output=True, text=True
+    )
     assert uninterrupted.returncode == 0, uninterrupted.stderr
     run_a, a = session_files.read(killed)
     run_b, b = session_files.read(whole)
@@ -325,7 +339,7 @@ def test_reader_on_the_held_out_test_turns(env, context):
     from mwz_datasets import multiwoz_raw
     from mwz_metrics.interactive import reader
 
-    paths, _ = context._dialogues("test")
+    paths, _ = context.dialogue_files("test")
     measured = reader.measure(context.reader, list(multiwoz_raw.iter_dialogues("2.1", "test", paths)))
     assert measured["turns"] == 7372
     assert measured["request_slots"]["f1"] >= 0.88
@@ -337,12 +351,46 @@ def test_session_file_and_scores_through_the_cli(env, context, tmp_path, synth22
     out = tmp_path / "oracle.jsonl"
     environment = {**os.environ, "MWZ_MIRROR": str(synth22)}
     base = [sys.executable, "-m", "mwz_metrics.cli", "-q", "interact", "--system", "oracle", "-o", str(out)]
-    ran = subprocess.run([*base, "--goals", "10", "--predictions", str(tmp_path / "p.json")], env=environment, capture_output=True, text=True)
+    ran = subprocess.run(
+        [*base, "--goals", "10", "--predictions", str(tmp_path / "p.json")],
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
     assert ran.returncode == 0, ran.stderr
     assert "success" in ran.stdout and "signature: mwz-eval" in ran.stdout
     again = subprocess.run([*base, "--score-only"], env=environment, capture_output=True, text=True)
     assert again.returncode == 0 and again.stdout == ran.stdout
+    evaluated = subprocess.run(
+        [sys.executable, "-m", "mwz_metrics.cli", "-q", "evaluate", "-i", str(out)],
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert evaluated.returncode == 0 and evaluated.stdout == ran.stdout  # mwz evaluate reads session files too
     predictions = json.loads((tmp_path / "p.json").read_text())
     assert len(predictions) == 10 and all("response" in t and "state" in t for v in predictions.values() for t in v)
-    bad = subprocess.run([*base[:-2], "--system", "no_such_module:make", "--goals", "2"], env=environment, capture_output=True, text=True)
+    bad = subprocess.run(
+        [*base[:-2], "--system", "no_such_module:make", "--goals", "2"], env=environment, capture_output=True, text=True
+    )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no_such_module" in bad.stderr
+
+
+def test_compare_puts_interactive_runs_beside_static_ones(env, context, tmp_path):
+    from mwz_metrics.comparison import compare
+
+    path = shared_path("data", "mwzeval", "predictions", "ubar.json")
+    interactive = tmp_path / "oracle.jsonl"
+    run = api.prepare("oracle", goals=30, context=context)
+    sessions = api.run_sessions(run, output=interactive)
+    scored = api.score(sessions, run.config, context=context, resamples=200, seed=3)
+    table = compare(
+        {"ubar": path, "oracle": interactive}, bleu=False, richness=False, baseline="ubar", resamples=200, seed=3
+    )
+    assert table.value("oracle", "success") == scored["success_by_domain"]["total"]
+    assert table.value("oracle", "interactive:turns") == scored["turns"]
+    row = next(r for r in table.rows if (r["system"], r["metric"], r["domain"]) == ("oracle", "success", "total"))
+    assert [row["ci_low"], row["ci_high"]] == scored["ci95"]["success"] and "p_value" not in row
+    assert table.value("ubar", "success") == 70.3
+    text = table.render("table")
+    assert "oracle (interactive: agenda -> oracle)" in text and "interactive turns" in text

@@ -58,6 +58,20 @@ def _load_subcommands() -> None:
             logger.warning("mwz.cli entry point %s (%s) failed to load: %s", ep.name, ep.value, error)
 
 
+def _global_options(parser: argparse.ArgumentParser, *, after_subcommand: bool) -> None:
+    """-v, -q and --debug. After the subcommand they default to "not given" (``SUPPRESS``), so that
+    they only add to what was given before it."""
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if after_subcommand else value
+
+    parser.add_argument("-v", "--verbose", action="count", default=default(0), help="more logging on stderr")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", default=default(False), help="errors only on stderr, no progress bars"
+    )
+    parser.add_argument("--debug", action="store_true", default=default(False), help="show the traceback of an error")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``mwz`` argument parser with every registered subcommand."""
     _load_subcommands()
@@ -70,9 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"mwz-eval {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr")
-    parser.add_argument("-q", "--quiet", action="store_true", help="errors only on stderr, no progress bars")
-    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    _global_options(parser, after_subcommand=False)
+    # The same options after the subcommand (``mwz compare ... -q``), where its --help shows them.
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, after_subcommand=True)
     sub = parser.add_subparsers(dest="command", required=True)
     groups: dict[str, argparse._SubParsersAction] = {}
     # one-word commands first, then two-word ones ("hub export", "dstc9 score") grouped
@@ -82,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
             "help": help_text,
             "epilog": _epilog(name),
             "formatter_class": argparse.RawDescriptionHelpFormatter,
+            "parents": [common],
         }
         if len(words) == 1:
             p = sub.add_parser(name, **options)

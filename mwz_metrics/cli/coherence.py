@@ -19,7 +19,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         "--input",
         action="append",
         default=[],
-        help="mwzeval predictions or full sessions (JSON), a folder of them, or NAME=PATH; repeatable",
+        help="mwzeval predictions or full sessions (JSON), an mwz interact session file (JSONL), a folder of them, or NAME=PATH; repeatable",
     )
     parser.add_argument("--gold", action="store_true", help="score the gold MultiWOZ 2.1 test sessions")
     parser.add_argument("-o", "--output", help="write the full result (with per-session scores) as JSON")
@@ -60,6 +60,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _score_one(api, name: str, path, args: argparse.Namespace) -> dict[str, Any]:
+    from mwz_metrics.interactive import export, sessions
+
+    if sessions.looks_like_session_file(path):  # an mwz interact run: its sessions as they went
+        _, stored = sessions.read(path)
+        return api.score_sessions(export.dialogue_sessions(stored), explain=args.explain)
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     setting = args.setting

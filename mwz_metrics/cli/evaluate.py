@@ -15,7 +15,9 @@ logger = logging.getLogger("mwz.evaluate")
 
 def _args(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("-i", "--input", help="predictions JSON in mwzeval's format")
+    source.add_argument(
+        "-i", "--input", help="predictions JSON in mwzeval's format, or a session file of mwz interact (JSONL)"
+    )
     source.add_argument(
         "--oracle", action="store_true", help="score the MultiWOZ 2.2 references themselves (gold states)"
     )
@@ -125,8 +127,11 @@ def _reference_files(values: list[str]) -> dict[str, str]:
 )
 def run(args: argparse.Namespace) -> int:
     """Score one system (or the oracle) and print the table or JSON."""
+    from mwz_metrics.interactive.sessions import looks_like_session_file
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
+    if args.input and looks_like_session_file(args.input):
+        return _sessions(args)
     flags = (args.bleu, args.success, args.richness, args.dst)
     if not any(flags):
         args.bleu = args.success = args.richness = True  # mwzeval demands one; we default to its three
@@ -155,5 +160,20 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         print(_table(result))
+    write_json(result, args.output)
+    return 0
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    """A session file: scored as ``mwz interact`` scores it (Inform/Success against each session's goal)."""
+    from mwz_metrics.cli.interact import table
+    from mwz_metrics.interactive import api
+
+    config, sessions = api.load_session_file(args.input)
+    result = api.score(sessions, config, bleu=True if args.bleu else None, chain=args.chain)
+    if args.json:
+        print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
+    else:
+        print(table(result, config))
     write_json(result, args.output)
     return 0

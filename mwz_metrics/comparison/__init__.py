@@ -89,7 +89,8 @@ def published_systems(data_dir: str | None = None) -> dict[str, Path]:
 
 
 def resolve_inputs(specs: list[str]) -> dict[str, Path]:
-    """``name=path``, a file (named by its stem) or a folder (every ``*.json`` in it) -> name: path."""
+    """``name=path``, a file (named by its stem) or a folder (every ``*.json`` predictions file and
+    ``*.jsonl`` session file of ``mwz interact`` in it) -> name: path."""
     systems: dict[str, Path] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
@@ -98,9 +99,10 @@ def resolve_inputs(specs: list[str]) -> dict[str, Path]:
         else:
             target = Path(spec)
             if target.is_dir():
-                paths = {p.stem: p for p in sorted(target.glob("*.json"))}
+                found = sorted([*target.glob("*.json"), *target.glob("*.jsonl")])
+                paths = {p.stem: p for p in found}
                 if not paths:
-                    raise InputError(f"{target}: no *.json predictions in this folder")
+                    raise InputError(f"{target}: no *.json predictions (or *.jsonl sessions) in this folder")
             else:
                 paths = {target.stem: target}
         for system, file in paths.items():
@@ -228,45 +230,27 @@ def _coherence_samples(
     return {(name, "coherence"): scorer_of(pairs, common)(weights) for name, pairs in per_pair.items()}, len(common)
 
 
-def compare(
-    systems: Mapping[str, str | Path | Mapping[str, Any]],
-    *,
-    bleu: bool = True,
-    success: bool = True,
-    richness: bool = True,
-    dst: bool = False,
-    coherence: bool = False,
-    baseline: str | None = None,
-    resamples: int = 1000,
-    seed: int = 0,
-    per_dialogue: bool = False,
-    evaluator_options: Mapping[str, Any] | None = None,
-    jobs: int | None = None,
-) -> Comparison:
-    """Score every system with one shared evaluator and compare them (see the module docstring).
+@dataclasses.dataclass
+class _Static:
+    """What scoring the static (predictions-file) systems gives the comparison."""
 
-    ``systems``: name -> predictions (a path or mwzeval's mapping). ``evaluator_options``: what
-    :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` takes beside the metrics (``styles``,
-    ``chain``, ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes
-    (default one per CPU; 1 scores everything in this process); the numbers do not depend on it.
-    ``coherence``: also session coherence (``mwz coherence``'s numbers, with its own bootstrap over
-    the sessions every system has; needs the ``coherence`` extra).
-    """
-    from mwz_metrics.multiwoz.evaluator import Evaluator
+    results: dict[str, dict[str, Any]]
+    statistics: dict[str, dict[str, tuple[dict[str, list[int]], Any]]]
+    keys_of: dict[str, list[str]]
 
-    if not systems:
-        raise InputError("nothing to compare: give at least one system")
-    if baseline is not None and baseline not in systems:
-        raise InputError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
-    evaluator = Evaluator(
-        bleu=bleu,
-        success=success,
-        richness=richness,
-        dst=dst,
-        per_dialogue=True,
-        bleu_per_dialogue=False,  # per-dialogue BLEU comes from the segment statistics below
-        **dict(evaluator_options or {}),
-    )
+
+def _split_interactive(systems: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(static, interactive): session files of ``mwz interact`` apart from predictions."""
+    from mwz_metrics.interactive.sessions import looks_like_session_file
+
+    interactive = {n: p for n, p in systems.items() if isinstance(p, (str, Path)) and looks_like_session_file(p)}
+    return {n: p for n, p in systems.items() if n not in interactive}, interactive
+
+
+def _score_static(
+    systems: Mapping[str, Any], evaluator: Any, *, bleu: bool, success: bool, jobs: int | None
+) -> _Static:
+    """Every static system's result, per-dialogue BLEU statistics and scored dialogues."""
     results: dict[str, dict[str, Any]] = {}
     statistics: dict[str, dict[str, tuple[dict[str, list[int]], Any]]] = {}
     keys_of: dict[str, list[str]] = {}
@@ -278,48 +262,61 @@ def compare(
         if bleu:
             keys_of[name] = keys_of[name] or keys
             statistics[name] = {style: (by_dialogue, _bleu_of_statistics) for style, by_dialogue in by_style.items()}
-    names = list(systems)
-    coherent = _coherence(systems, (evaluator_options or {}).get("data_dir")) if coherence else {}
-    common = sorted(set.intersection(*(set(keys_of[n]) for n in names))) if any(keys_of.values()) else []
+    return _Static(results, statistics, keys_of)
 
-    samples: dict[tuple[str, str], Any] = {}
-    if common and resamples > 0:
-        scorers: dict[tuple[str, str], bootstrap.ScoreOf] = {}
-        for name in names:
-            result = results[name]
-            if success:
-                outcomes = result["success"]["per_dialogue"]
-                for metric in ("inform", "success"):
-                    # counted as mwzeval's rates count (success_lib.aggregate): a dialogue counts when
-                    # either dict has a "total", and a missing outcome is a failure
-                    values = [
-                        float(outcomes[k][metric].get("total", 0))
-                        if "total" in outcomes[k]["inform"] or "total" in outcomes[k]["success"]
-                        else float("nan")
-                        for k in common
-                    ]
-                    scorers[(name, metric)] = bootstrap.rate(values)
-            if bleu:
-                for style, (by_dialogue, compute) in statistics[name].items():
-                    matrix = np.array([by_dialogue[k] for k in common], dtype=np.int64)
-                    scorers[(name, f"bleu:{style}")] = bootstrap.bleu(matrix, compute)
-        weights = bootstrap.resample_weights(len(common), resamples, seed)
-        samples = {key: scorer(weights) for key, scorer in scorers.items()}
-    coherence_dialogues = 0
-    if coherent:
-        coherence_samples, coherence_dialogues = _coherence_samples(coherent, resamples, seed)
-        samples.update(coherence_samples)
 
+def _static_samples(
+    static: _Static, names: list[str], common: list[str], *, success: bool, bleu: bool, resamples: int, seed: int
+) -> dict[tuple[str, str], Any]:
+    """Bootstrap samples of each static system's Inform, Success and BLEU over ``common`` dialogues."""
+    if not common or resamples <= 0:
+        return {}
+    scorers: dict[tuple[str, str], bootstrap.ScoreOf] = {}
+    for name in names:
+        result = static.results[name]
+        if success:
+            outcomes = result["success"]["per_dialogue"]
+            for metric in ("inform", "success"):
+                # counted as mwzeval's rates count (success_lib.aggregate): a dialogue counts when
+                # either dict has a "total", and a missing outcome is a failure
+                values = [
+                    float(outcomes[k][metric].get("total", 0))
+                    if "total" in outcomes[k]["inform"] or "total" in outcomes[k]["success"]
+                    else float("nan")
+                    for k in common
+                ]
+                scorers[(name, metric)] = bootstrap.rate(values)
+        if bleu:
+            for style, (by_dialogue, compute) in static.statistics[name].items():
+                matrix = np.array([by_dialogue[k] for k in common], dtype=np.int64)
+                scorers[(name, f"bleu:{style}")] = bootstrap.bleu(matrix, compute)
+    weights = bootstrap.resample_weights(len(common), resamples, seed)
+    return {key: scorer(weights) for key, scorer in scorers.items()}
+
+
+def _static_rows(
+    static: _Static,
+    coherent: Mapping[str, Mapping[str, Any]],
+    samples: Mapping[tuple[str, str], Any],
+    names: list[str],
+    baseline: str | None,
+    *,
+    success: bool,
+    bleu: bool,
+    richness: bool,
+    dst: bool,
+) -> list[dict[str, Any]]:
+    """The tidy rows of the static systems: value, interval and p-value against the baseline."""
     rows: list[dict[str, Any]] = []
     for name in names:
-        result = results[name]
+        result = static.results[name]
 
         def add(metric: str, domain: str, value: Any, name: str = name) -> None:
             row: dict[str, Any] = {"system": name, "metric": metric, "domain": domain, "value": value}
             if domain == "total" and (name, metric) in samples:
                 row["ci_low"], row["ci_high"] = bootstrap.confidence_interval(samples[(name, metric)])
                 if baseline is not None and name != baseline and (baseline, metric) in samples:
-                    source = coherent if metric == "coherence" else results
+                    source = coherent if metric == "coherence" else static.results
                     observed = _exact(source[name], metric) - _exact(source[baseline], metric)
                     row["p_value"] = bootstrap.p_value(samples[(name, metric)], samples[(baseline, metric)], observed)
             rows.append(row)
@@ -343,45 +340,208 @@ def compare(
             add("coherence", "total", coherent[name]["coherence"])
             for domain, block in coherent[name].get("per_domain", {}).items():
                 add("coherence", domain, block["coherence"])
+    return rows
 
+
+def _dialogue_rows(
+    static: _Static, coherent: Mapping[str, Mapping[str, Any]], names: list[str], *, success: bool, bleu: bool
+) -> list[dict[str, Any]]:
+    """Per static system and dialogue: Inform, Success, active domains, BLEU per style, coherence."""
     dialogue_rows: list[dict[str, Any]] = []
-    if per_dialogue:
-        for name in names:
-            result = results[name]
-            outcomes = result["success"]["per_dialogue"] if success else {}
-            for key in sorted(keys_of[name]):
-                row: dict[str, Any] = {"system": name, "dialogue": key}
-                if success:
-                    row["inform"] = outcomes[key]["inform"].get("total", "")
-                    row["success"] = outcomes[key]["success"].get("total", "")
-                    row["active_domains"] = " ".join(sorted({d for t in outcomes[key]["active_domains"] for d in t}))
-                if bleu:
-                    for style, (by_dialogue, compute) in statistics[name].items():
-                        row[f"bleu:{style}"] = compute(by_dialogue[key])
-                if coherent:
-                    row["coherence"] = coherent[name]["sessions"].get(key, "")
-                dialogue_rows.append(row)
+    for name in names:
+        result = static.results[name]
+        outcomes = result["success"]["per_dialogue"] if success else {}
+        for key in sorted(static.keys_of[name]):
+            row: dict[str, Any] = {"system": name, "dialogue": key}
+            if success:
+                row["inform"] = outcomes[key]["inform"].get("total", "")
+                row["success"] = outcomes[key]["success"].get("total", "")
+                row["active_domains"] = " ".join(sorted({d for t in outcomes[key]["active_domains"] for d in t}))
+            if bleu:
+                for style, (by_dialogue, compute) in static.statistics[name].items():
+                    row[f"bleu:{style}"] = compute(by_dialogue[key])
+            if coherent:
+                row["coherence"] = coherent[name]["sessions"].get(key, "")
+            dialogue_rows.append(row)
+    return dialogue_rows
 
-    lines = {r["signature"]["line"] for r in results.values()}
-    lines |= {r["signature"]["line"] for r in list(coherent.values())[:1]}  # one model for all systems
-    signature = dict(next(iter(results.values()))["signature"])
-    if len(lines) > 1:  # systems with and without states, say: name every line
-        signature["line"] = " ; ".join(sorted(lines))
+
+# Interactive figures shown beside the static ones (their own sessions' intervals).
+INTERACTIVE_KEYS = ("turns", "complete", "book_rate", "inform_f1")
+
+
+def _score_interactive(
+    systems: Mapping[str, Any], *, richness: bool, coherence: bool, resamples: int, seed: int, data_dir: str | None
+) -> dict[str, dict[str, Any]]:
+    """Each session file scored as ``mwz interact`` scores it (one shared context)."""
+    from mwz_metrics.interactive import api
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    context = InteractiveContext(data_dir=data_dir)
+    out = {}
+    for name, path in progress(systems.items(), "scoring interactive runs", total=len(systems)):
+        try:
+            config, sessions = api.load_session_file(path)
+            out[name] = api.score(
+                sessions,
+                config,
+                context=context,
+                richness=richness,
+                coherence=coherence,
+                resamples=resamples,
+                seed=seed,
+            )
+        except ValueError as error:
+            raise InputError(f"system {name}: {error}") from None
+        out[name]["run"] = config
+    return out
+
+
+def _interactive_rows(
+    results: Mapping[str, Mapping[str, Any]], *, success: bool, richness: bool
+) -> list[dict[str, Any]]:
+    """Rows of interactive runs: Inform/Success by domain, the interactive figures, richness, coherence."""
+    rows: list[dict[str, Any]] = []
+    for name, result in results.items():
+        ci = result.get("ci95", {})
+
+        def add(metric: str, domain: str, value: Any, interval: Any = None, name: str = name) -> None:
+            row: dict[str, Any] = {"system": name, "metric": metric, "domain": domain, "value": value}
+            if interval:
+                row["ci_low"], row["ci_high"] = interval
+            rows.append(row)
+
+        if success:
+            for metric in ("inform", "success"):
+                for domain, value in result[f"{metric}_by_domain"].items():
+                    add(metric, domain, value, ci.get(metric) if domain == "total" else None)
+        for key in INTERACTIVE_KEYS:
+            if result.get(key) is not None:
+                add(f"interactive:{key}", "total", result[key], ci.get(key))
+        if richness and result.get("richness"):
+            for key in RICHNESS_KEYS:
+                add(f"richness:{key}", "total", result["richness"][key])
+        if result.get("coherence") is not None:
+            interval = ci.get("coherence")
+            add("coherence", "total", result["coherence"], interval and [interval[0], interval[1]])
+    return rows
+
+
+def compare(
+    systems: Mapping[str, str | Path | Mapping[str, Any]],
+    *,
+    bleu: bool = True,
+    success: bool = True,
+    richness: bool = True,
+    dst: bool = False,
+    coherence: bool = False,
+    baseline: str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    per_dialogue: bool = False,
+    evaluator_options: Mapping[str, Any] | None = None,
+    jobs: int | None = None,
+) -> Comparison:
+    """Score every system with one shared evaluator and compare them (see the module docstring).
+
+    ``systems``: name -> predictions (a path or mwzeval's mapping), or the session file of an
+    ``mwz interact`` run (its sessions scored as that command scores them, with intervals over
+    its own sessions and no p-value). ``evaluator_options``: what
+    :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` takes beside the metrics (``styles``,
+    ``chain``, ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes
+    (default one per CPU; 1 scores everything in this process); the numbers do not depend on it.
+    ``coherence``: also session coherence (``mwz coherence``'s numbers, with its own bootstrap over
+    the sessions every system has; needs the ``coherence`` extra).
+    """
+    from mwz_metrics.multiwoz.evaluator import Evaluator
+
+    if not systems:
+        raise InputError("nothing to compare: give at least one system")
+    if baseline is not None and baseline not in systems:
+        raise InputError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
+    static_systems, interactive_systems = _split_interactive(systems)
+    if baseline is not None and baseline in interactive_systems:
+        raise InputError(f"baseline {baseline!r} is an interactive run: p-values pair test dialogues of static systems")
+    options = dict(evaluator_options or {})
+    names = list(static_systems)
+    static = _Static({}, {}, {})
+    coherent: dict[str, dict[str, Any]] = {}
+    samples: dict[tuple[str, str], Any] = {}
+    common: list[str] = []
+    coherence_dialogues = 0
+    if static_systems:
+        evaluator = Evaluator(
+            bleu=bleu,
+            success=success,
+            richness=richness,
+            dst=dst,
+            per_dialogue=True,
+            bleu_per_dialogue=False,  # per-dialogue BLEU comes from the segment statistics
+            **options,
+        )
+        static = _score_static(static_systems, evaluator, bleu=bleu, success=success, jobs=jobs)
+        coherent = _coherence(static_systems, options.get("data_dir")) if coherence else {}
+        if any(static.keys_of.values()):
+            common = sorted(set.intersection(*(set(static.keys_of[n]) for n in names)))
+        samples = _static_samples(static, names, common, success=success, bleu=bleu, resamples=resamples, seed=seed)
+        if coherent:
+            coherence_samples, coherence_dialogues = _coherence_samples(coherent, resamples, seed)
+            samples.update(coherence_samples)
+    interactive = (
+        _score_interactive(
+            interactive_systems,
+            richness=richness,
+            coherence=coherence,
+            resamples=resamples,
+            seed=seed,
+            data_dir=options.get("data_dir"),
+        )
+        if interactive_systems
+        else {}
+    )
+    flags = {"success": success, "bleu": bleu}
+    rows = _static_rows(static, coherent, samples, names, baseline, richness=richness, dst=dst, **flags)
+    rows += _interactive_rows(interactive, success=success, richness=richness)
+    rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
     return Comparison(
-        systems=names,
+        systems=list(systems),
         rows=rows,
-        signature=signature,
+        signature=_combined_signature(static.results, coherent, interactive),
         baseline=baseline,
-        per_dialogue=dialogue_rows,
-        results=results,
+        per_dialogue=_dialogue_rows(static, coherent, names, **flags) if per_dialogue else [],
+        results={**static.results, **interactive},
         settings={
             "resamples": resamples,
             "seed": seed,
             "dialogues": len(common),
             "level": 0.95,
             **({"coherence_dialogues": coherence_dialogues} if coherent else {}),
+            **({"interactive": {n: _run_label(r["run"]) for n, r in interactive.items()}} if interactive else {}),
         },
     )
+
+
+def _run_label(config: Mapping[str, Any]) -> str:
+    """``agenda -> oracle`` for an interactive run."""
+    system = config.get("system") or {}
+    name = system.get("name") or system.get("file") or system.get("url") or system.get("factory")
+    return f"{(config.get('simulator') or {}).get('name')} -> {name}"
+
+
+def _combined_signature(
+    results: Mapping[str, Mapping[str, Any]],
+    coherent: Mapping[str, Mapping[str, Any]],
+    interactive: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The signature of the table: one line when every system shares it, else every distinct line."""
+    lines = {r["signature"]["line"] for r in results.values()}
+    lines |= {r["signature"]["line"] for r in list(coherent.values())[:1]}  # one model for all systems
+    lines |= {r["signature"]["line"] for r in interactive.values()}
+    first = next(iter(results.values()), None) or next(iter(interactive.values()))
+    signature = dict(first["signature"])
+    if len(lines) > 1:  # systems with and without states, say: name every line
+        signature["line"] = " ; ".join(sorted(lines))
+    return signature
 
 
 def _exact(result: Mapping[str, Any], metric: str) -> float:

@@ -51,7 +51,13 @@ def _text(row: dict[str, Any], interval: bool = True) -> str:
 
 
 def _names(comparison: Comparison) -> list[str]:
-    return [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
+    interactive = comparison.settings.get("interactive", {})
+    return [
+        s
+        + (" (baseline)" if s == comparison.baseline else "")
+        + (f" (interactive: {interactive[s]})" if s in interactive else "")
+        for s in comparison.systems
+    ]
 
 
 def _note(comparison: Comparison) -> str:
@@ -62,6 +68,8 @@ def _note(comparison: Comparison) -> str:
     )
     if comparison.baseline:
         note += f"; *: p < {SIGNIFICANT} against {comparison.baseline}"
+    if settings.get("interactive"):
+        note += "; interactive runs: intervals over each run's own sessions, no p-values"
     return note
 
 

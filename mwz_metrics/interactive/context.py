@@ -54,7 +54,8 @@ class InteractiveContext:
         self.sources: dict[str, dict[str, Any]] = {}
         self._lock = threading.RLock()
 
-    def _dialogues(self, split: str) -> tuple[dict[str, Path], str]:
+    def dialogue_files(self, split: str) -> tuple[dict[str, Path], str]:
+        """The local MultiWOZ 2.1 files of ``split`` (for :func:`mwz_datasets.multiwoz_raw.iter_dialogues`) and their checksum."""
         from mwz_datasets import multiwoz_raw, sources
 
         files = sources.resolve(multiwoz_raw.sources("2.1", [split]), data_dir=self.data_dir)
@@ -68,7 +69,7 @@ class InteractiveContext:
         from mwz_datasets import multiwoz_raw
         from mwz_metrics.multiwoz.cache import cached
 
-        paths, checksum = self._dialogues(split)
+        paths, checksum = self.dialogue_files(split)
 
         def run() -> Any:
             logger.info("deriving %s from MultiWOZ 2.1 %s (cached afterwards)", kind, split)

@@ -181,9 +181,11 @@ def _placeholder_text(text: str) -> str:
     return tokenize(canonical_placeholders(text))
 
 
-def examples(dialogues: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, ReaderContext, set[str]]]:
-    """``(text, context, labels)`` of every system turn: spans delexicalized into ``[SLOT]``, the
-    context from the annotated acts of the user turns before it."""
+def examples(
+    dialogues: Iterable[Mapping[str, Any]], *, delexicalized: bool = True
+) -> Iterator[tuple[str, ReaderContext, set[str]]]:
+    """``(text, context, labels)`` of every system turn: spans delexicalized into ``[SLOT]`` (or the
+    text as written), the context from the annotated acts of the user turns before it."""
     from mwz_metrics.coherence.data import delexicalize_21
 
     for dialogue in dialogues:
@@ -198,7 +200,8 @@ def examples(dialogues: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, Read
                 known |= last
                 continue
             spans = [[s["act"], s["slot"], s["value"], s["start"], s["end"]] for s in turn["spans"]]
-            text = _placeholder_text(delexicalize_21(turn["utterance"], spans))
+            utterance = delexicalize_21(turn["utterance"], spans) if delexicalized else turn["utterance"]
+            text = _placeholder_text(utterance)
             yield text, ReaderContext(domain, frozenset(known), frozenset(last)), labels_of(acts)
 
 
@@ -264,12 +267,14 @@ def _scores(tp: int, fp: int, fn: int) -> dict[str, float | int]:
     return {"precision": precision, "recall": recall, "f1": f1, "support": tp + fn, "tp": tp, "fp": fp, "fn": fn}
 
 
-def measure(reader: SystemActReader, dialogues: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def measure(
+    reader: SystemActReader, dialogues: Sequence[Mapping[str, Any]], *, delexicalized: bool = True
+) -> dict[str, Any]:
     """Per-label precision, recall and F1 on the system turns of ``dialogues`` (delexicalized by
-    their spans), and the micro-averaged F1 over all requested-slot labels."""
+    their spans, or as written), and the micro-averaged F1 over all requested-slot labels."""
     counts: dict[str, list[int]] = {}
     turns = 0
-    for text, context, gold in examples(dialogues):
+    for text, context, gold in examples(dialogues, delexicalized=delexicalized):
         turns += 1
         predicted = set(reader.labels(text, context))
         for label in predicted | gold:
@@ -284,3 +289,41 @@ def measure(reader: SystemActReader, dialogues: Sequence[Mapping[str, Any]]) -> 
     requests = [counts[label] for label in counts if label.startswith("request:")]
     summed = [sum(c[i] for c in requests) for i in range(3)]
     return {"turns": turns, "request_slots": _scores(*summed), "labels": per_label}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m mwz_metrics.interactive.reader``: the reader's scores on held-out 2.1 turns."""
+    import argparse
+    import json
+
+    from mwz_datasets import multiwoz_raw
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.interactive.reader", description=main.__doc__)
+    parser.add_argument("--split", default="test", choices=("test", "validation"), help="turns to read (test)")
+    parser.add_argument("--lexicalized", action="store_true", help="read the text as written, not delexicalized")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
+    args = parser.parse_args(argv)
+    context = InteractiveContext(data_dir=args.data_dir)
+    paths, _ = context.dialogue_files(args.split)
+    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))
+    result = measure(context.reader, dialogues, delexicalized=not args.lexicalized)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    form = "as written" if args.lexicalized else "delexicalized"
+    print(
+        f"system-act reader on {result['turns']} MultiWOZ 2.1 {args.split} system turns ({form}); trained on validation"
+    )
+    print(f"{'label':20}{'precision':>10}{'recall':>10}{'F1':>10}{'support':>9}")
+    rows = [("request slots (micro)", result["request_slots"])] + list(result["labels"].items())
+    for label, scores in rows:
+        print(
+            f"{label:20}{scores['precision']:10.3f}{scores['recall']:10.3f}{scores['f1']:10.3f}{scores['support']:9d}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -68,7 +68,9 @@ class ChatClient:
         self.model = model
         self.timeout = timeout
         self.retries = retries
-        self._key = api_key if api_key is not None else os.environ.get("MWZ_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        self._key = (
+            api_key if api_key is not None else os.environ.get("MWZ_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        )
 
     def complete(self, messages: list[dict[str, str]], **parameters: Any) -> str:
         """The model's reply to ``messages``."""
