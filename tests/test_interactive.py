@@ -394,3 +394,69 @@ def test_compare_puts_interactive_runs_beside_static_ones(env, context, tmp_path
     assert table.value("ubar", "success") == 70.3
     text = table.render("table")
     assert "oracle (interactive: agenda -> oracle)" in text and "interactive turns" in text
+
+
+def test_the_readme_example_system_runs(env, context, tmp_path, monkeypatch):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    code = readme.split("<!-- example-system -->", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    assert len([line for line in code.strip().splitlines() if line.strip()]) <= 20
+    (tmp_path / "toy_system.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run, sessions = _run(context, "toy_system:make", goals=10)
+    result = _score(context, run, sessions)
+    assert result["sessions"] == 10 and sum(result["end_reasons"].values()) == 10
+    assert all(t["text"] for s in sessions for t in export.system_turns(s))
+
+
+def test_sessions_export_as_a_dataset(env, context):
+    _, sessions = _run(context, "oracle", goals=5)
+    dataset = export.to_dataset(sessions)
+    assert dataset.num_rows == 5
+    row = dataset[0]
+    assert row["dialogue_id"] == sessions[0]["id"] and row["end_reason"] == "user_done"
+    assert row["texts"] == [t["text"] for t in sessions[0]["turns"]]
+    assert json.loads(row["acts"][1]) == sessions[0]["turns"][1]["acts"]
+
+
+def test_a_third_party_simulator_plugin_is_used_by_name(env, context):
+    from mwz_plugins import UserSimulatorEntry, hookimpl
+    from mwz_plugins.manager import register_plugin, unregister_plugin
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def mwz_register_user_simulators(register):
+            register(UserSimulatorEntry("polite", "0.1", "test_interactive:make_polite"))
+
+    register_plugin(Plugin, "polite-plugin")
+    try:
+        run, sessions = _run(context, "oracle", simulator="polite", goals=2)
+    finally:
+        unregister_plugin("polite-plugin")
+    assert run.config["simulator"]["plugin"] == "polite-plugin"
+    assert [t["text"] for t in sessions[0]["turns"] if t["speaker"] == "user"] == ["Hello.", "Goodbye."]
+
+
+def make_polite(context, **options):
+    from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
+
+    class Polite(UserSimulator):
+        def __init__(self, goal):
+            self.goal, self.turns = goal, 0
+
+        def start(self):
+            return UserTurn("Hello.")
+
+        def observe(self, turn):
+            return []
+
+        def next_turn(self):
+            return UserTurn("Goodbye.", final=True)
+
+    class Factory(SimulatorFactory):
+        name, version = "polite", "0.1"
+
+        def session(self, goal, rng):
+            return Polite(goal)
+
+    return Factory()

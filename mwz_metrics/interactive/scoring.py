@@ -5,8 +5,10 @@
   counts in a domain once the user has asked for the booking there (``replay``: once the test
   dialogue had booked, exactly mwzeval's rule). A turn without a state is an empty state.
 - **Act figures** (as ConvLab reports them, from the system's acts, or what the simulator read
-  from its text): inform precision/recall/F1 over the goal's requested attributes, book rate,
-  complete (the simulator's own verdict that every part of its goal was met).
+  from its text): inform precision/recall/F1 over the goal's requested attributes (an attribute
+  given unasked counts against precision unless the goal constrains it), book rate (booking
+  domains booked at a venue that meets the goal), complete (the simulator's own verdict that
+  every part of its goal was met).
 - **Turns**: system turns per session (one per user turn), over all sessions and over the
   successful ones; **end reasons** counted.
 - Bootstrap 95% intervals over sessions; richness of all responses; BLEU only for ``replay``
@@ -31,10 +33,18 @@ from mwz_metrics.interactive.protocol import END_REASONS
 
 logger = logging.getLogger(__name__)
 
-# Act slots a user may ask for: an inform of one the goal did not request is a false positive.
-REQUESTABLE = {"addr", "post", "phone", "fee", "car", "time", "ticket", "id", "leave", "arrive"}
-REQUESTABLE |= {"area", "type", "internet", "parking", "stars", "price", "food"}
-_INFORMING = {"inform", "recommend", "select", "offerbooked"}
+# The attributes a user may ask for, per domain (ConvLab's lists, in act slots; "ref" is left to the
+# book rate): one the system gives that the goal neither requests nor constrains is a false positive.
+REQUESTABLE = {
+    "attraction": {"post", "phone", "addr", "fee", "area", "type"},
+    "restaurant": {"addr", "phone", "post", "price", "area", "food"},
+    "train": {"ticket", "time", "id", "arrive", "leave"},
+    "hotel": {"addr", "post", "phone", "price", "internet", "parking", "area", "type", "stars"},
+    "taxi": {"car", "phone"},
+    "hospital": {"post", "phone", "addr"},
+    "police": {"addr", "post", "phone"},
+}
+_INFORMING = {"inform", "recommend", "select", "offerbook", "offerbooked"}
 _BOOKING = {"book", "offerbooked"}
 
 
@@ -55,12 +65,13 @@ def act_figures(session: Mapping[str, Any], inform: Mapping[str, bool] | None) -
     requested = {
         (d.domain, slot) for d in goal.domains for r in d.reqt if (slot := goal_slot_to_act(r, requested=True))
     }
+    constrained = {(d.domain, s) for d in goal.domains for k in d.info if (s := goal_slot_to_act(k))}
     informed: set[tuple[str, str]] = set()
     booked: set[str] = set()
     for turn in export.system_turns(session):
         active = list(turn.get("active_domains") or [])
         for intent, domain, slot, _value in export.acts_of(turn):
-            if intent in _INFORMING and domain in domains and slot in REQUESTABLE:
+            if intent in _INFORMING and domain in domains and slot in REQUESTABLE.get(domain, ()):
                 informed.add((domain, slot))
             if intent in _BOOKING or (intent == "inform" and slot == "ref"):
                 target = domain if domain in domains else (active[0] if active else None)
@@ -70,7 +81,7 @@ def act_figures(session: Mapping[str, Any], inform: Mapping[str, bool] | None) -
     book_ok = [d for d in booking if d in booked and (inform or {}).get(d, False)]
     return {
         "tp": len(requested & informed),
-        "fp": len(informed - requested),
+        "fp": len(informed - requested - constrained),
         "fn": len(requested - informed),
         "book_rate": len(book_ok) / len(booking) if booking else None,
     }
