@@ -330,6 +330,11 @@ class VenueDatabase:
             return []
         return [dict(table.rows[table.row_of[row_id]]) for row_id in ids if row_id in table.row_of]
 
+    def all_rows(self, domain: str) -> list[dict[str, Any]]:
+        """Copies of every raw row of ``domain``, in database order."""
+        table = self.tables.get(domain)
+        return [dict(row) for row in table.rows] if table is not None else []
+
     def _constraint_mask(self, table: _Table, slot: str, raw: Any) -> int:
         try:
             key = (table.domain, slot, raw)

@@ -342,9 +342,9 @@ def test_reader_on_the_held_out_test_turns(env, context):
     paths, _ = context.dialogue_files("test")
     measured = reader.measure(context.reader, list(multiwoz_raw.iter_dialogues("2.1", "test", paths)))
     assert measured["turns"] == 7372
-    assert measured["request_slots"]["f1"] >= 0.88
+    assert measured["request_slots"]["f1"] >= 0.90  # 0.903 measured
     labels = measured["labels"]
-    assert labels["offer"]["f1"] >= 0.95 and labels["book"]["f1"] >= 0.95 and labels["nooffer"]["f1"] >= 0.87
+    assert labels["offer"]["f1"] >= 0.97 and labels["book"]["f1"] >= 0.96 and labels["nooffer"]["f1"] >= 0.895
 
 
 def test_session_file_and_scores_through_the_cli(env, context, tmp_path, synth22):
@@ -460,3 +460,32 @@ def make_polite(context, **options):
             return Polite(goal)
 
     return Factory()
+
+
+def test_ctrl_c_keeps_the_finished_sessions_and_says_how_to_go_on(env, context, tmp_path, synth22):
+    (tmp_path / "slow_system.py").write_text(_SLOW_SYSTEM)
+    environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
+    out = tmp_path / "interrupted.jsonl"
+    command = [sys.executable, "-m", "mwz_metrics.cli", "interact", "--system", "slow_system:make", "--goals", "60"]
+    process = subprocess.Popen(
+        [*command, "-o", str(out)], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 6):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert stderr.strip().splitlines()[-1].startswith("mwz: error: interrupted") and "--resume" in stderr
+    _, kept = session_files.read(out)
+    assert 5 <= len(kept) < 60 and all(s["end"]["reason"] == "user_done" for s in kept)
+
+
+def test_session_coherence_of_interactive_sessions(env, context):
+    pytest.importorskip("torch")
+    run, sessions = _run(context, "oracle", goals=4)
+    result = api.score(sessions, run.config, context=context, resamples=100, coherence=True)
+    assert 0.0 <= result["coherence"] <= 100.0
+    low, high = result["ci95"]["coherence"]
+    assert low <= result["coherence"] <= high
+    assert "mwz_session_coherence" in result["coherence_signature"]

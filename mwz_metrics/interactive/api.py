@@ -154,7 +154,8 @@ def score(
 
         scored = coherence_api.score_sessions(export.dialogue_sessions(sessions))
         result["coherence"] = scored["coherence"]
-        result["ci95"]["coherence"] = scored.get("ci95")
+        interval = scored.get("ci95") or {}
+        result["ci95"]["coherence"] = [interval["low"], interval["high"]] if "low" in interval else None
         result["coherence_signature"] = scored["signature"]["line"]
     result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu)
     return result

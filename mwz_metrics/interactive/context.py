@@ -152,9 +152,9 @@ class InteractiveContext:
     def reader(self):
         """The system-act reader (:class:`~.reader.SystemActReader`)."""
         from mwz_metrics.interactive.linear import LinearModel
-        from mwz_metrics.interactive.reader import SystemActReader
+        from mwz_metrics.interactive.reader import Lexicon, SystemActReader
 
-        return SystemActReader(LinearModel.from_json(self.validation["reader"]))
+        return SystemActReader(LinearModel.from_json(self.validation["reader"]), Lexicon.from_database(self.database))
 
     def signature(self) -> dict[str, Any]:
         """The files read so far (checksums) and the version of the derived material."""
