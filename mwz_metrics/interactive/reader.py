@@ -85,6 +85,7 @@ _LEXICON = {
     "specific": "SPECW",
     "preference": "PREFW",
 }
+_FLAG_WORDS = {"INTERNET": ("internet", "wifi", "wi-fi"), "PARKING": ("parking",)}
 _NEGATIONS = {"no", "none", "nothing", "not", "n't", "unfortunately", "sorry", "unable", "afraid", "nope", "neither"}
 _BOOKING_WORDS = {"book", "booked", "booking", "reservation", "reserve", "reserved", "table", "room", "seats"}
 _ASKING = ("?", " please", " need to know", "let me know", "tell me", " could you", " can you", " do you")
@@ -292,7 +293,12 @@ class SystemActReader:
         domain = context.domain if context.domain != "none" else "general"
         acts: list[Act] = []
         seen: set[str] = set()
-        for slot in re.findall(r"\[([A-Z]+)\]", canonical):
+        slots = re.findall(r"\[([A-Z]+)\]", canonical)
+        # Yes/no attributes are words, not placeholders ("it has free wifi"): a statement naming one gives it.
+        for sentence in _SENTENCE.findall(prepared):
+            if not sentence.strip().endswith("?"):
+                slots.extend(slot for slot, words in _FLAG_WORDS.items() if any(w in sentence.split() for w in words))
+        for slot in slots:
             if slot in seen:
                 continue
             seen.add(slot)
