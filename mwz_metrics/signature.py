@@ -173,3 +173,18 @@ def source_checksums(sources: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         name = str(source.get("file", "?"))
         out[name.split("/", 2)[-1] if name.count("/") >= 2 else name] = str(source.get("sha256", ""))
     return out
+
+
+def with_model(signature: dict[str, Any], model: str, key: str, details: Mapping[str, Any]) -> dict[str, Any]:
+    """A result's signature with a model-based metric added: ``model`` in the line's model field
+    (joined to one already there), ``key=true`` among its options, ``details`` under ``key``."""
+    parsed = Signature.parse(signature["line"])
+    merged = dataclasses.replace(
+        parsed,
+        model=_clean(f"{parsed.model}+{model}" if parsed.model else model),
+        options=tuple(sorted({*parsed.options, (key, "true")})),
+        details={k: v for k, v in signature.items() if k not in ("line", "fields")},
+    )
+    out = merged.as_dict()
+    out[key] = dict(details)
+    return out

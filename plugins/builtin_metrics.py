@@ -11,6 +11,7 @@ _MODULES = {
     "mwz_dst": "dialogue state tracking: joint accuracy and slot F1 (mwzeval)",
     "dstc9_track1": "DSTC9 Track 1: detection, selection and generation scores",
     "mwz_session_coherence": "session coherence (Cheng et al. 2022)",
+    "mwz_fluency": "sentence fluency: Sent-Score, mean token cross-entropy (Cheng et al. 2022)",
 }
 
 

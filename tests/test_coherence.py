@@ -92,11 +92,11 @@ def test_pairs_run_once_and_a_fresh_model_gives_the_same_floats(use_mirror, scor
 
 def test_placeholder_styles_score_the_same(use_mirror, scorer):
     from mwz_metrics.coherence.api import score_predictions
-    from mwz_metrics.coherence.probes import _rewrite_placeholders
+    from mwz_metrics.coherence.probes import rewrite_placeholders
 
     predictions = _subset("hdsa", 4)
     scores = {
-        style: score_predictions(_rewrite_placeholders(predictions, style), scorer=scorer, delexicalized=True)[
+        style: score_predictions(rewrite_placeholders(predictions, style), scorer=scorer, delexicalized=True)[
             "coherence"
         ]
         for style in ("value", "domain", "bare")

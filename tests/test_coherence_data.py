@@ -128,11 +128,11 @@ def test_plural_and_hyphen_suffixes_read_the_same_in_every_style():
 
 
 def test_probe_rewrites_placeholders_with_names_the_styles_register():
-    from mwz_metrics.coherence.probes import _rewrite_placeholders
+    from mwz_metrics.coherence.probes import rewrite_placeholders
 
     predictions = {"d": [{"response": "the postcode is [postcode] , train [train_id] ."}]}
     rewritten = {
-        style: _rewrite_placeholders(predictions, style)["d"][0]["response"] for style in ("value", "domain", "bare")
+        style: rewrite_placeholders(predictions, style)["d"][0]["response"] for style in ("value", "domain", "bare")
     }
     assert rewritten["value"] == "the postcode is [value_postcode] , train [value_id] ."
     assert rewritten["bare"] == "the postcode is POST , train TRAINID ."

@@ -23,7 +23,7 @@ logger = logging.getLogger("mwz")
 
 CLI_ENTRY_POINT_GROUP = "mwz.cli"
 # Imported when the parser is built; each module imports its heavy dependencies lazily.
-BUILTIN_COMMANDS = ("plugins", "evaluate", "compare", "dstc9", "coherence", "interact")
+BUILTIN_COMMANDS = ("plugins", "evaluate", "compare", "dstc9", "coherence", "interact", "fluency")
 
 __all__ = [
     "BUILTIN_COMMANDS",

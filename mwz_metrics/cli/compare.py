@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         richness=args.richness,
         dst=args.dst,
         coherence=args.coherence,
+        fluency=args.fluency,
+        fluency_model=args.fluency_model,
         baseline=args.baseline,
         resamples=args.resamples,
         seed=args.seed,

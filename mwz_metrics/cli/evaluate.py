@@ -33,6 +33,10 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-s", "--success", action="store_true", help="Inform and Success rates")
     parser.add_argument("-r", "--richness", action="store_true", help="lexical richness")
     parser.add_argument("--dst", action="store_true", help="dialogue state tracking (joint accuracy, slot F1)")
+    parser.add_argument("--fluency", action="store_true", help="sentence fluency (Sent-Score; lower is better)")
+    parser.add_argument(
+        "--fluency-model", metavar="NAME_OR_PATH", help="fluency under a Hugging Face causal LM (the neural extra)"
+    )
     parser.add_argument("--gold-states", action="store_true", help="Inform/Success with MultiWOZ 2.2 gold states")
     parser.add_argument(
         "--chain",
@@ -76,6 +80,17 @@ def evaluator_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def add_fluency(result: dict[str, Any], predictions: Any, args: argparse.Namespace) -> None:
+    """Sent-Score of the predictions into ``result`` (``fluency``), its model into the signature."""
+    from mwz_metrics.fluency import api
+    from mwz_metrics.signature import with_model
+
+    model = api.shared_model(args.fluency_model, data_dir=args.data_dir)
+    scored = api.score_predictions(predictions, model=model, data_dir=args.data_dir)
+    result["fluency"] = {k: scored[k] for k in ("fluency", "ci95", "responses", "per_domain")}
+    result["signature"] = with_model(result["signature"], model.short(), "fluency", scored["signature"])
+
+
 def _table(result: dict) -> str:
     lines = []
     for section in ("bleu", "success", "richness", "dst"):
@@ -94,6 +109,14 @@ def _table(result: dict) -> str:
                 shown = f"{value:.4f}" if isinstance(value, float) else value
                 lines.append(f"{key:15}{shown}")
         lines.append("")
+    if result.get("fluency"):
+        fluency = result["fluency"]
+        low, high = fluency["ci95"] or (float("nan"), float("nan"))
+        lines += [
+            "====== FLUENCY ======",
+            f"{'sent-score':15}{fluency['fluency']:.4f} [{low:.4f}, {high:.4f}] (lower is better)",
+            "",
+        ]
     coverage = result.get("coverage")
     if coverage:
         lines.append(
@@ -151,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
         predictions = args.input
     logger.info("evaluating")
     result = evaluator.evaluate(predictions)
+    if args.fluency or args.fluency_model:
+        add_fluency(result, predictions, args)
     logger.info(
         "done in %.2f s (%s)",
         time.perf_counter() - started,
@@ -170,7 +195,14 @@ def _sessions(args: argparse.Namespace) -> int:
     from mwz_metrics.interactive import api
 
     config, sessions = api.load_session_file(args.input)
-    result = api.score(sessions, config, bleu=True if args.bleu else None, chain=args.chain)
+    result = api.score(
+        sessions,
+        config,
+        bleu=True if args.bleu else None,
+        chain=args.chain,
+        fluency=args.fluency or bool(args.fluency_model),
+        fluency_model=args.fluency_model,
+    )
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
     else:

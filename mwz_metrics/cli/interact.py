@@ -48,6 +48,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=30.0, help="HTTP systems: seconds per request (30)")
     parser.add_argument("--retries", type=int, default=2, help="HTTP systems: retries of a failed request (2)")
     parser.add_argument("--coherence", action="store_true", help="also session coherence (the coherence extra)")
+    parser.add_argument("--fluency", action="store_true", help="also sentence fluency (Sent-Score, lower is better)")
+    parser.add_argument(
+        "--fluency-model", metavar="NAME_OR_PATH", help="fluency under a Hugging Face causal LM (the neural extra)"
+    )
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
     parser.add_argument("--predictions", help="also write the sessions as mwzeval predictions (JSON)")
     parser.add_argument("--result", help="write the full result as JSON")
@@ -77,12 +81,12 @@ def _default_output(args: argparse.Namespace) -> str:
     return f"mwz-interact-{args.simulator}-{name}.jsonl"
 
 
-def _cell(value: Any, interval: Any) -> str:
+def _cell(value: Any, interval: Any, digits: int = 1) -> str:
     if value is None:
         return f"{'n/a':>8}"
-    shown = f"{value:8.1f}"
+    shown = f"{value:8.{digits}f}"
     if interval:
-        shown += f"  [{interval[0]:.1f}, {interval[1]:.1f}]"
+        shown += f"  [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
     return shown
 
 
@@ -108,10 +112,11 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         ("turns", "turns"),
         ("turns (successful)", "turns_successful"),
         ("coherence", "coherence"),
+        ("fluency (lower)", "fluency"),
     ]
     for label, key in rows:
         if key in result:
-            lines.append(f"{label:20}{_cell(result[key], ci.get(key))}")
+            lines.append(f"{label:20}{_cell(result[key], ci.get(key), 3 if key == 'fluency' else 1)}")
     for style, value in (result.get("bleu") or {}).items():
         lines.append(f"{'bleu ' + style:20}{value:8.2f}")
     if result.get("inform_by_domain"):
@@ -192,7 +197,15 @@ def run(args: argparse.Namespace) -> int:
             if bar is not None:
                 bar.close()
         config, context = prepared.config, prepared.context
-    result = api.score(sessions, config, context=context, coherence=args.coherence, resamples=args.resamples)
+    result = api.score(
+        sessions,
+        config,
+        context=context,
+        coherence=args.coherence,
+        fluency=args.fluency or bool(args.fluency_model),
+        fluency_model=args.fluency_model,
+        resamples=args.resamples,
+    )
     result["session_file"] = output
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))

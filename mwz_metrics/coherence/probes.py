@@ -107,7 +107,7 @@ def _style_names(prefixes: tuple[str, ...]) -> dict[str, str]:
     return names
 
 
-def _rewrite_placeholders(predictions: dict, style: str) -> dict:
+def rewrite_placeholders(predictions: dict, style: str) -> dict:
     """The same predictions with every known placeholder written in ``style``: ``value``
     (``[value_name]``), ``domain`` (``[restaurant_name]``...) or ``bare`` (mwzeval's ``NAME``)."""
     pattern = re.compile(r"\[([A-Za-z_ ]+)\]")
@@ -134,7 +134,8 @@ def spearman(a: list[float], b: list[float]) -> float:
     return float(np.corrcoef(ranks(a), ranks(b))[0, 1])
 
 
-def _metric_table(path: Path) -> dict[str, dict[str, float]]:
+def metric_table(path: Path) -> dict[str, dict[str, float]]:
+    """Each system's total of every metric in a ``mwz compare --format json`` file."""
     with open(path, encoding="utf-8") as f:
         rows = json.load(f)["rows"]
     table: dict[str, dict[str, float]] = {}
@@ -215,7 +216,7 @@ def run(
         styles = {}
         for style in ("value", "domain", "bare"):
             scored = api.score_predictions(
-                _rewrite_placeholders(predictions, style),
+                rewrite_placeholders(predictions, style),
                 scorer=scorer,
                 delexicalized=True,
                 on_mismatch="skip",
@@ -230,7 +231,7 @@ def run(
         }
 
     if metrics is not None and systems:
-        table = _metric_table(metrics)
+        table = metric_table(metrics)
         names = [n for n in sorted(systems) if n in table]
         coherence = [systems[n]["coherence"] for n in names]
         correlations = {}

@@ -371,7 +371,15 @@ INTERACTIVE_KEYS = ("turns", "complete", "book_rate", "inform_f1")
 
 
 def _score_interactive(
-    systems: Mapping[str, Any], *, richness: bool, coherence: bool, resamples: int, seed: int, data_dir: str | None
+    systems: Mapping[str, Any],
+    *,
+    richness: bool,
+    coherence: bool,
+    resamples: int,
+    seed: int,
+    data_dir: str | None,
+    fluency: bool = False,
+    fluency_model: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each session file scored as ``mwz interact`` scores it (one shared context)."""
     from mwz_metrics.interactive import api
@@ -395,6 +403,62 @@ def _score_interactive(
             raise InputError(f"system {name}: {error}") from None
         out[name]["run"] = config
     return out
+
+
+def _fluency(
+    systems: Mapping[str, Any],
+    model_name: str | None,
+    baseline: str | None,
+    *,
+    resamples: int,
+    seed: int,
+    data_dir: str | None,
+) -> dict[str, dict[str, Any]]:
+    """Sent-Score of every static system (one model): its rows, interval over its own dialogues and,
+    against the baseline, a paired-bootstrap p-value over the dialogues both have."""
+    from mwz_metrics.fluency import api
+
+    model = api.shared_model(model_name, data_dir=data_dir)
+    scored: dict[str, dict[str, Any]] = {}
+    for name, predictions in progress(systems.items(), "fluency", total=len(systems)):
+        source = str(predictions) if isinstance(predictions, Path) else predictions
+        try:
+            scored[name] = api.score_predictions(source, model=model, resamples=resamples, seed=seed, data_dir=data_dir)
+        except ValueError as error:
+            raise InputError(f"system {name}: {error}") from None
+    out = {}
+    for name, result in scored.items():
+        row: dict[str, Any] = {"system": name, "metric": "fluency", "domain": "total", "value": result["fluency"]}
+        if result["ci95"]:
+            row["ci_low"], row["ci_high"] = result["ci95"]
+        if baseline is not None and baseline in scored and name != baseline and resamples > 0:
+            row["p_value"] = _paired_fluency_p(
+                result["per_response"], scored[baseline]["per_response"], resamples, seed
+            )
+        rows = [row] + [
+            {"system": name, "metric": "fluency", "domain": d, "value": v["fluency"]}
+            for d, v in (result.get("per_domain") or {}).items()
+        ]
+        out[name] = {"rows": rows, "signature": result["signature"], "fluency": result["fluency"]}
+    return out
+
+
+def _paired_fluency_p(
+    system: Mapping[str, list[float]], baseline: Mapping[str, list[float]], resamples: int, seed: int
+) -> float:
+    """sacrebleu's paired-bootstrap p-value of the Sent-Score difference over the dialogues both have."""
+    common = sorted(k for k in system if k in baseline and system[k] and baseline[k])
+    if not common:
+        return float("nan")
+    weights = bootstrap.resample_weights(len(common), resamples, seed)
+
+    def samples(scores: Mapping[str, list[float]]) -> tuple[np.ndarray, float]:
+        sums = np.array([sum(scores[k]) for k in common])
+        counts = np.array([len(scores[k]) for k in common], dtype=np.float64)
+        return (weights @ sums) / np.maximum(weights @ counts, 1.0), float(sums.sum() / counts.sum())
+
+    (system_samples, system_value), (baseline_samples, baseline_value) = samples(system), samples(baseline)
+    return bootstrap.p_value(system_samples, baseline_samples, system_value - baseline_value)
 
 
 def _interactive_rows(
@@ -424,6 +488,8 @@ def _interactive_rows(
         if result.get("coherence") is not None:
             interval = ci.get("coherence")
             add("coherence", "total", result["coherence"], interval and [interval[0], interval[1]])
+        if result.get("fluency") is not None:
+            add("fluency", "total", result["fluency"], ci.get("fluency"))
     return rows
 
 
@@ -435,6 +501,8 @@ def compare(
     richness: bool = True,
     dst: bool = False,
     coherence: bool = False,
+    fluency: bool = False,
+    fluency_model: str | None = None,
     baseline: str | None = None,
     resamples: int = 1000,
     seed: int = 0,
@@ -451,7 +519,9 @@ def compare(
     ``chain``, ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes
     (default one per CPU; 1 scores everything in this process); the numbers do not depend on it.
     ``coherence``: also session coherence (``mwz coherence``'s numbers, with its own bootstrap over
-    the sessions every system has; needs the ``coherence`` extra).
+    the sessions every system has; needs the ``coherence`` extra). ``fluency``: also Sent-Score
+    (``mwz fluency``'s numbers, the default model or ``fluency_model``; each system's interval over
+    its own dialogues, p-values over the dialogues it shares with the baseline).
     """
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
@@ -492,6 +562,8 @@ def compare(
             interactive_systems,
             richness=richness,
             coherence=coherence,
+            fluency=fluency or bool(fluency_model),
+            fluency_model=fluency_model,
             resamples=resamples,
             seed=seed,
             data_dir=options.get("data_dir"),
@@ -499,14 +571,22 @@ def compare(
         if interactive_systems
         else {}
     )
+    fluent = (
+        _fluency(
+            static_systems, fluency_model, baseline, resamples=resamples, seed=seed, data_dir=options.get("data_dir")
+        )
+        if (fluency or fluency_model) and static_systems
+        else {}
+    )
     flags = {"success": success, "bleu": bleu}
     rows = _static_rows(static, coherent, samples, names, baseline, richness=richness, dst=dst, **flags)
     rows += _interactive_rows(interactive, success=success, richness=richness)
+    rows += [row for result in fluent.values() for row in result["rows"]]
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
     return Comparison(
         systems=list(systems),
         rows=rows,
-        signature=_combined_signature(static.results, coherent, interactive),
+        signature=_combined_signature(static.results, coherent, interactive, fluent),
         baseline=baseline,
         per_dialogue=_dialogue_rows(static, coherent, names, **flags) if per_dialogue else [],
         results={**static.results, **interactive},
@@ -532,10 +612,12 @@ def _combined_signature(
     results: Mapping[str, Mapping[str, Any]],
     coherent: Mapping[str, Mapping[str, Any]],
     interactive: Mapping[str, Mapping[str, Any]],
+    fluent: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The signature of the table: one line when every system shares it, else every distinct line."""
     lines = {r["signature"]["line"] for r in results.values()}
     lines |= {r["signature"]["line"] for r in list(coherent.values())[:1]}  # one model for all systems
+    lines |= {r["signature"]["line"] for r in list((fluent or {}).values())[:1]}
     lines |= {r["signature"]["line"] for r in interactive.values()}
     first = next(iter(results.values()), None) or next(iter(interactive.values()))
     signature = dict(first["signature"])

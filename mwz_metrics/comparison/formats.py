@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 
 FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 SIGNIFICANT = 0.05
+# Columns where the lowest value is the best (bold in LaTeX).
+LOWER_IS_BETTER = frozenset({"fluency", "interactive:turns"})
 
 
 def _label(metric: str) -> str:
     kind, _, name = metric.partition(":")
-    fixed = {"inform": "Inform", "success": "Success", "coherence": "Coherence"}
+    fixed = {"inform": "Inform", "success": "Success", "coherence": "Coherence", "fluency": "Fluency (lower is better)"}
     return fixed.get(kind, f"{kind.upper() if kind == 'bleu' else kind} {name}")
 
 
@@ -68,6 +70,8 @@ def _note(comparison: Comparison) -> str:
     )
     if comparison.baseline:
         note += f"; *: p < {SIGNIFICANT} against {comparison.baseline}"
+    if any(r["metric"] == "fluency" for r in comparison.rows):
+        note += "; Fluency: Sent-Score, interval over each system's own dialogues"
     if settings.get("interactive"):
         note += "; interactive runs: intervals over each run's own sessions, no p-values"
     return note
@@ -106,12 +110,13 @@ def _latex_escape(text: str) -> str:
 
 
 def latex(comparison: Comparison) -> str:
-    """A booktabs table, the best value of each column in bold (highest is best), the signature as a footnote."""
+    """A booktabs table, the best value of each column in bold (highest is best, lowest for fluency and
+    turns), the signature as a footnote."""
     columns, cells = _cells(comparison)
     best = []
-    for j in range(len(columns)):
+    for j, column in enumerate(columns):
         values = [row[j]["value"] for row in cells if row[j] and isinstance(row[j]["value"], (int, float))]
-        best.append(max(values) if values else None)
+        best.append((min(values) if column in LOWER_IS_BETTER else max(values)) if values else None)
     lines = [
         r"\begin{table}[t]",
         r"\centering",
@@ -131,7 +136,9 @@ def latex(comparison: Comparison) -> str:
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
-        r"\caption{Bold: best value per column. " + _latex_escape(_note(comparison)) + r".\footnotemark}",
+        r"\caption{Bold: best value per column (the lowest for fluency and turns). "
+        + _latex_escape(_note(comparison))
+        + r".\footnotemark}",
         r"\end{table}",
         r"\footnotetext{" + r"\texttt{" + _latex_escape(comparison.signature["line"]) + "}}",
     ]

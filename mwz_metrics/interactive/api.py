@@ -126,6 +126,8 @@ def score(
     bleu: bool | None = None,
     richness: bool = True,
     coherence: bool = False,
+    fluency: bool = False,
+    fluency_model: str | None = None,
     resamples: int = 1000,
     seed: int = 0,
     chain: str = "mwzeval",
@@ -158,6 +160,16 @@ def score(
         result["ci95"]["coherence"] = [interval["low"], interval["high"]] if "low" in interval else None
         result["coherence_signature"] = scored["signature"]["line"]
     result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu)
+    if fluency or fluency_model:
+        from mwz_metrics.fluency import api as fluency_api
+        from mwz_metrics.signature import with_model
+
+        model = fluency_api.shared_model(fluency_model, data_dir=context.data_dir)
+        scored = fluency_api.score_sessions(sessions, model=model, resamples=resamples, seed=seed)
+        result["fluency"] = scored["fluency"]
+        result["ci95"]["fluency"] = scored["ci95"]
+        result["fluency_by_domain"] = scored.get("per_domain")
+        result["signature"] = with_model(result["signature"], model.short(), "fluency", scored["signature"])
     return result
 
 

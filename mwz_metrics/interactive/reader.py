@@ -26,6 +26,7 @@ from typing import Any
 
 from mwz_metrics.interactive import linear
 from mwz_metrics.interactive.acts import Act, from_dataset
+from mwz_metrics.tokens import tokenize
 
 # Training and scoring settings: the best requested-slot F1 of a 5-fold cross-validation on the
 # validation turns (epochs 10/20, rate 0.1/0.3, L2 1e-4/1e-3/3e-3, threshold 0.25-0.5).
@@ -90,12 +91,6 @@ _NEGATIONS = {"no", "none", "nothing", "not", "n't", "unfortunately", "sorry", "
 _BOOKING_WORDS = {"book", "booked", "booking", "reservation", "reserve", "reserved", "table", "room", "seats"}
 _ASKING = ("?", " please", " need to know", "let me know", "tell me", " could you", " can you", " do you")
 _SENTENCE = re.compile(r"[^.?!]+[.?!]?")
-_TOKENS: list[tuple[re.Pattern[str], Any]] = [
-    (re.compile(r"(\w)(n't)\b"), r"\1 \2"),
-    (re.compile(r"(\w)('s|'m|'re|'ve|'ll|'d)\b"), r"\1 \2"),
-    (re.compile(r"([?!;,()\"])"), r" \1 "),
-    (re.compile(r"(?<!\d)([.:])|([.:])(?!\d)"), lambda m: f" {m.group(1) or m.group(2)} "),
-]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,14 +100,6 @@ class ReaderContext:
     domain: str = "none"
     known: frozenset[str] = frozenset()  # act slots the user has informed so far
     last: frozenset[str] = frozenset()  # act slots the user informed in its last turn
-
-
-def tokenize(text: str) -> str:
-    """Lowercase words split as MultiWOZ 2.1 splits them (``i 'm``, ``do n't``, ``town .``)."""
-    text = text.lower()
-    for pattern, replacement in _TOKENS:
-        text = pattern.sub(replacement, text)
-    return " ".join(text.split())
 
 
 def features(text: str, context: ReaderContext) -> set[str]:

@@ -1,0 +1,132 @@
+"""The text fluency is trained on and scored on: MultiWOZ 2.1 system turns, and any system's output.
+
+Training text is the **validation** system turns with their annotated spans written as
+placeholders (the form delexicalized systems write); test turns are only ever scored (gold and
+the probes). Both are read through :mod:`mwz_datasets` (the pinned 2.1 zip, ``MWZ_MIRROR``, the
+cache) by :func:`mwz_metrics.coherence.data.load_corpus`, and the tokenized training sentences are
+cached on disk with the derived test-set data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mwz_metrics.tokens import model_words
+
+_SKIPPED = ("general", "booking")
+
+
+def system_turn_texts(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool = True) -> list[str]:
+    """The system turns of one raw 2.1 dialogue (spans as placeholders when ``delexicalized``)."""
+    from mwz_metrics.coherence.data import delexicalize_21
+
+    out = []
+    for turn in turns[1::2]:
+        text = turn["text"]
+        out.append(delexicalize_21(text, turn.get("span_info") or []) if delexicalized else text)
+    return out
+
+
+def turn_domains(turns: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per system turn of a raw 2.1 dialogue, its domain: that of its acts, else of the user turn
+    before it, else the previous turn's (``general`` at the start)."""
+    domains, current = [], "general"
+    for index in range(1, len(turns), 2):
+        for source in (turns[index], turns[index - 1]):
+            acts = source.get("dialog_act") or {}
+            named = (
+                [a.split("-")[0].lower() for a in acts if a.split("-")[0].lower() not in _SKIPPED]
+                if isinstance(acts, dict)
+                else []
+            )
+            if named:
+                current = named[0]
+                break
+        domains.append(current)
+    return domains
+
+
+def training_sentences(data_dir: str | None = None) -> list[list[str]]:
+    """The tokenized validation system turns (cached)."""
+    from mwz_metrics.coherence.data import load_corpus
+    from mwz_metrics.multiwoz.cache import cached
+
+    corpus = load_corpus("validation", data_dir)
+
+    def build() -> list[list[str]]:
+        return [model_words(t) for turns in corpus.dialogues.values() for t in system_turn_texts(turns)]
+
+    return cached("fluency-validation", [str(corpus.source.get("sha256", "")), _code_fingerprint()], build)
+
+
+def _code_fingerprint() -> str:
+    """sha256 of the code that turns corpus text into training sentences."""
+    import hashlib
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in (here / "text.py", here.parent / "tokens.py", here.parent / "coherence" / "data.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+# SGD slot names -> the ontology placeholder their values become (others stay words).
+SGD_PLACEHOLDERS = {
+    "restaurant_name": "NAME",
+    "hotel_name": "NAME",
+    "place_name": "NAME",
+    "attraction_name": "NAME",
+    "event_name": "NAME",
+    "phone_number": "PHONE",
+    "address": "ADDRESS",
+    "street_address": "ADDRESS",
+    "address_of_location": "ADDRESS",
+    "time": "TIME",
+    "departure_time": "TIME",
+    "leaving_time": "TIME",
+    "arrival_time": "TIME",
+    "pickup_time": "TIME",
+    "date": "DAY",
+    "city": "PLACE",
+    "location": "PLACE",
+    "from_location": "PLACE",
+    "to_location": "PLACE",
+    "from_city": "PLACE",
+    "to_city": "PLACE",
+    "origin": "PLACE",
+    "destination": "PLACE",
+    "price_range": "PRICE",
+    "price": "PRICE",
+    "total_price": "PRICE",
+    "price_per_night": "PRICE",
+    "fare": "PRICE",
+    "cuisine": "FOOD",
+    "category": "TYPE",
+    "number_of_seats": "COUNT",
+    "number_of_people": "COUNT",
+    "star_rating": "COUNT",
+    "number_of_rooms": "COUNT",
+    "rating": "COUNT",
+}
+
+
+def sgd_system_texts(path: str) -> list[str]:
+    """SGD's system turns, slot spans written as ``[SLOT]`` placeholders."""
+    from mwz_datasets.sgd import iter_dialogues
+
+    texts = []
+    for dialogue in iter_dialogues(path):
+        for speaker, text, spans in dialogue["turns"]:
+            if speaker != "system":
+                continue
+            pieces: list[str] = []
+            position = 0
+            for slot, start, end in sorted(spans, key=lambda s: s[1]):
+                if start < position or slot not in SGD_PLACEHOLDERS:
+                    continue
+                pieces.extend((text[position:start], f"[{SGD_PLACEHOLDERS[slot]}]"))
+                position = end
+            texts.append("".join(pieces) + text[position:])
+    return texts
