@@ -156,6 +156,7 @@ def _metric_inputs(mirror: Path, out: Path) -> dict[str, dict]:
         "mwz_success": {"predictions": subset, "per_dialogue": True},
         "mwz_inform": {"predictions": subset},
         "mwz_richness": {"predictions": subset},
+        "mwz_fluency": {"predictions": subset, "explain": 3},
         "mwz_bleu": {"predictions": on22},
         "mwz_dst": {"predictions": on22},
         "dstc9_track1": {"predictions": entry[:300], "references": labels[:300]},
