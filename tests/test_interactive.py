@@ -173,6 +173,8 @@ class _Stub:
                     self.send_response(500)
                     self.end_headers()
                     return
+                if request["dialogue_id"] == stub.slow and request["turn"] == 1:
+                    time.sleep(1.0)  # past the client's timeout, every try
                 if request["dialogue_id"] == stub.malformed and request["turn"] == 1:
                     body = b"{not json"
                 else:
@@ -185,6 +187,7 @@ class _Stub:
 
         self.seen: set[str] = set()
         self.malformed = ""
+        self.slow = ""
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/respond"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -198,18 +201,20 @@ class _Stub:
 def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context, tmp_path):
     stub = _Stub(context)
     try:
-        run = api.prepare(stub.url, goals=60, context=context, retries=2, timeout=5)
+        run = api.prepare(stub.url, goals=60, context=context, retries=2, timeout=0.4)
         stub.malformed = run.goals[3].dialogue_id
+        stub.slow = run.goals[5].dialogue_id
         out = tmp_path / "http.jsonl"
         sessions = api.run_sessions(run, output=out, jobs=4)
     finally:
         stub.close()
     result = _score(context, run, sessions)
     assert result["sessions"] == 60
-    assert result["end_reasons"] == {"user_done": 59, "malformed_response": 1}
+    assert result["end_reasons"] == {"user_done": 58, "malformed_response": 1, "system_timeout": 1}
     assert stub.errors > 0
     assert result["system_failures"]["http_500"] == stub.errors
-    assert result["system_failures"]["retries"] == stub.errors
+    assert result["system_failures"]["timeout"] == 3  # the first try and both retries
+    assert result["system_failures"]["retries"] == stub.errors + 2
     assert result["system_failures"]["malformed"] == 1
     _, stored = session_files.read(out)
     assert sorted(s["id"] for s in stored) == sorted(g.dialogue_id for g in run.goals)
@@ -217,7 +222,7 @@ def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context,
     _, direct = _run(context, "oracle", goals=60)
     by_id = {s["id"]: s for s in direct}
     for session in sessions:
-        if session["id"] != stub.malformed:
+        if session["id"] not in (stub.malformed, stub.slow):
             assert session["turns"] == by_id[session["id"]]["turns"]
 
 

@@ -30,7 +30,7 @@ from mwz_metrics.interactive.goals import UserGoal, taxi_endpoints
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.simulators.tracker import DomainState, GoalTracker, booking_slots
+from mwz_metrics.interactive.simulators.tracker import DomainState, GoalTracker, TrackedUser, booking_slots
 from mwz_metrics.interactive.templates import TemplateBank
 
 VERSION = "1.0.0"
@@ -41,7 +41,7 @@ _DONTCARE_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "foo
 _CHECKED_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "food", "day", "depart", "dest"}
 
 
-class AgendaUser(UserSimulator):
+class AgendaUser(TrackedUser, UserSimulator):
     """The simulated user of one goal (see the module docstring)."""
 
     def __init__(
@@ -242,14 +242,6 @@ class AgendaUser(UserSimulator):
     def next_turn(self) -> UserTurn:
         """Answers owed, then the next step of the agenda."""
         return self._turn()
-
-    def complete(self) -> bool:
-        """Every domain fulfilled."""
-        return self.tracker.complete()
-
-    def details(self) -> dict[str, Any]:
-        """The domains given up, and why."""
-        return {"given_up": {d.domain: d.failed for d in self.tracker.domains if d.failed}}
 
 
 class AgendaFactory(SimulatorFactory):

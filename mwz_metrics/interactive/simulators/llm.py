@@ -32,7 +32,7 @@ from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.simulators.tracker import GoalTracker
+from mwz_metrics.interactive.simulators.tracker import GoalTracker, TrackedUser
 
 VERSION = "1.0.0"
 END_MARK = "[END]"
@@ -98,7 +98,7 @@ class ChatClient:
         raise RuntimeError(f"{self.url}: no answer")  # not reached
 
 
-class LLMUser(UserSimulator):
+class LLMUser(TrackedUser, UserSimulator):
     """One goal's user, played by the model."""
 
     def __init__(
@@ -163,14 +163,6 @@ class LLMUser(UserSimulator):
     def next_turn(self) -> UserTurn:
         """The model's next message."""
         return self._turn()
-
-    def complete(self) -> bool:
-        """Every domain fulfilled, as the tracker saw it."""
-        return self.tracker.complete()
-
-    def details(self) -> dict[str, Any]:
-        """The domains given up (as the tracker saw them)."""
-        return {"given_up": {d.domain: d.failed for d in self.tracker.domains if d.failed}}
 
 
 class LLMFactory(SimulatorFactory):

@@ -191,6 +191,20 @@ class GoalTracker:
         return tuple(d for d in ("restaurant", "hotel", "train", "attraction") if d in asked)
 
 
+class TrackedUser:
+    """What a simulator with a :class:`GoalTracker` reports: its verdict and the domains given up."""
+
+    tracker: GoalTracker
+
+    def complete(self) -> bool:
+        """Every domain fulfilled, as the tracker saw it."""
+        return self.tracker.complete()
+
+    def details(self) -> dict[str, object]:
+        """The domains given up, and why."""
+        return {"given_up": {d.domain: d.failed for d in self.tracker.domains if d.failed}}
+
+
 def booking_slots(domain: str) -> tuple[str, ...]:
     """The act slots a booking in ``domain`` needs."""
     return BOOK_SLOTS.get(domain, ())

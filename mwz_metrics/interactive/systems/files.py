@@ -13,7 +13,7 @@ from typing import Any
 
 from mwz_datasets.multiwoz_raw import evaluation_key
 from mwz_datasets.sources import sha256_file
-from mwz_metrics.interactive.protocol import SessionEnd
+from mwz_metrics.interactive.protocol import SessionEnd, SystemTurn
 from mwz_metrics.multiwoz.inputs import load_predictions
 
 
@@ -39,9 +39,4 @@ class PredictionsSystem:
         if index >= len(turns):
             raise SessionEnd("system_out_of_turns", f"{self.path} has {len(turns)} turns for this dialogue")
         turn = turns[index]
-        out: dict[str, Any] = {"response": turn.response}
-        if turn.state is not None:
-            out["state"] = turn.state
-        if turn.active_domains is not None:
-            out["active_domains"] = list(turn.active_domains)
-        return out
+        return SystemTurn(turn.response, turn.state, turn.active_domains).prediction()
