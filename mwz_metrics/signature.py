@@ -188,3 +188,22 @@ def with_model(signature: dict[str, Any], model: str, key: str, details: Mapping
     out = merged.as_dict()
     out[key] = dict(details)
     return out
+
+
+def with_options(signature: dict[str, Any], **options: object) -> dict[str, Any]:
+    """A result's signature with ``options`` added to its line (every line, when it holds several)."""
+    lines = []
+    for line in signature["line"].split(" ; "):
+        parsed = Signature.parse(line)
+        merged = dict(parsed.options) | {k: v for k, v in _pairs(options)}
+        lines.append(str(dataclasses.replace(parsed, options=_pairs(merged))))
+    out = dict(signature)
+    out["line"] = " ; ".join(lines)
+    if "systems_of" in out:  # the same lines, with the options added
+        old = signature["line"].split(" ; ")
+        out["systems_of"] = {
+            lines[old.index(line)]: systems for line, systems in out["systems_of"].items() if line in old
+        }
+    out.setdefault("fields", {})
+    out["fields"] = {**out["fields"], "options": {**out["fields"].get("options", {}), **dict(_pairs(options))}}
+    return out

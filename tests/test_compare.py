@@ -83,10 +83,18 @@ def test_numbers_equal_mwz_evaluate_and_mwzeval(scored):
 def test_every_format_carries_the_numbers_and_the_signature_once(scored):
     comparison, single, _, _ = scored
     line = comparison.signature["line"]
+    lines_of = comparison.signature["systems_of"]
+    assert len(lines_of) == 2 and " ; ".join(sorted(lines_of)) == line  # with states and without
+    assert sorted(s for systems in lines_of.values() for s in systems) == sorted(comparison.systems)
     for fmt in ("table", "markdown", "latex", "csv", "json", "html"):
         text = render(comparison, fmt)
-        escaped = line.replace("_", r"\_") if fmt == "latex" else line
-        assert text.count(escaped) == 1, fmt
+        if fmt in ("table", "markdown", "html"):  # each line once, labelled with the systems it covers
+            for each, systems in lines_of.items():
+                assert text.count(each) == 1, fmt
+                assert ", ".join(systems) in text, fmt
+        else:
+            escaped = line.replace("_", r"\_") if fmt == "latex" else line
+            assert text.count(escaped) == 1, fmt
         for name in SYSTEMS:
             value = single[name]["success"]["success"]["total"]
             shown = repr(value) if fmt in ("csv", "json") else f"{value:.2f}"  # data formats keep the number
@@ -107,7 +115,7 @@ def test_bootstrap_is_seeded_and_a_copy_has_p_one(scored):
     assert rows[("damd", "success")]["p_value"] < 0.05  # 70.3 against 47.6
     low, high = rows[("ubar", "success")]["ci_low"], rows[("ubar", "success")]["ci_high"]
     assert low < 70.3 < high
-    assert again.settings["dialogues"] == comparison.settings["dialogues"] < 1000
+    assert again.settings["dialogues_of"] == {"ubar": 1000, "damd": 999, "labes": 944}
     twin = {(r["system"], r["metric"]): r for r in again.rows if r["domain"] == "total"}
     for key in (("damd", "success"), ("damd", "bleu:hdsa")):
         assert (twin[key]["ci_low"], twin[key]["ci_high"], twin[key]["p_value"]) == (
@@ -169,6 +177,14 @@ def test_html_report_renders_every_system_in_chromium(scored, tmp_path):
     assert "<table" in dom and "<script" in dom
     for name in (*SYSTEMS, "ubar-copy"):
         assert f'data-value="{name}' in dom, name
+    # each signature line, rendered, under the systems it covers
+    import html as html_lib
+
+    for line, systems in scored[0].signature["systems_of"].items():
+        label = (
+            f'<span class="signature">signature of {", ".join(systems)}: <code>{html_lib.escape(line)}</code></span>'
+        )
+        assert label in dom, systems
 
 
 def test_cli_compare_folder_labels_and_per_dialogue(tmp_path, mirror):
@@ -208,3 +224,54 @@ def test_cli_compare_folder_labels_and_per_dialogue(tmp_path, mirror):
     assert {r["system"] for r in per_dialogue} == {"damd", "ubar", "mine"}
     ubar = [r for r in per_dialogue if r["system"] == "ubar"]
     assert len(ubar) == 1000 and sum(r["success"] == "True" for r in ubar) == 703
+
+
+def _success_row(table, system):
+    return next(r for r in table.rows if (r["system"], r["metric"], r["domain"]) == (system, "success", "total"))
+
+
+def test_an_interval_belongs_to_its_figure_whoever_else_is_compared(tmp_path):
+    """ubar's Success interval is over ubar's own 1000 dialogues, alone, beside pptod or beside labes (944)."""
+    mirror = shared_path("data", "mirror-synth22")
+    predictions = shared_path("data", "mwzeval", "predictions")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MWZ_MIRROR", str(mirror))
+        options = {"bleu": False, "richness": False, "resamples": 500, "seed": 3, "jobs": 1}
+        alone = compare({"ubar": predictions / "ubar.json"}, **options)
+        with_pptod = compare({"ubar": predictions / "ubar.json", "pptod": predictions / "pptod.json"}, **options)
+        with_labes = compare(
+            {"ubar": predictions / "ubar.json", "labes": predictions / "labes.json"}, baseline="ubar", **options
+        )
+        common = compare(
+            {"ubar": predictions / "ubar.json", "labes": predictions / "labes.json"}, common_dialogues=True, **options
+        )
+        single = Evaluator(bleu=False, richness=False, per_dialogue=True).evaluate(str(predictions / "ubar.json"))
+        intersected = {
+            k: v
+            for k, v in json.loads((predictions / "ubar.json").read_text()).items()
+            if k.lower().removesuffix(".json") in json.loads((predictions / "labes.json").read_text())
+            or k in json.loads((predictions / "labes.json").read_text())
+        }
+        on_common = Evaluator(bleu=False, richness=False).evaluate(intersected)
+    rows = [_success_row(t, "ubar") for t in (alone, with_pptod, with_labes)]
+    assert all(
+        (r["value"], r["ci_low"], r["ci_high"]) == (rows[0]["value"], rows[0]["ci_low"], rows[0]["ci_high"])
+        for r in rows
+    )
+    low, high = rows[0]["ci_low"], rows[0]["ci_high"]
+    assert rows[0]["value"] == 70.3 and low < 70.3 < high and abs((low + high) / 2 - 70.3) < 0.6
+    # the same interval by a bootstrap written here: ubar's own 1000 dialogues, numpy's seeded draws
+    outcomes = single["success"]["per_dialogue"]
+    keys = sorted(outcomes)
+    values = np.array([float(outcomes[k]["success"].get("total", 0)) for k in keys])
+    draws = np.random.default_rng(3).integers(0, len(keys), size=(500, len(keys)))
+    samples = 100.0 * values[draws].mean(axis=1)
+    assert (low, high) == pytest.approx(tuple(np.percentile(samples, [2.5, 97.5])), abs=1e-9)
+    # labes's interval is over its own 944 dialogues; its p-value pairs the 944 both have
+    labes = _success_row(with_labes, "labes")
+    assert "paired_dialogues" not in labes and with_labes.settings["dialogues_of"]["labes"] == 944
+    assert "[944 dialogues]" in with_labes.render("table")
+    # --common-dialogues: every figure over the 944, equal to mwz evaluate on the intersected file
+    assert _success_row(common, "ubar")["value"] == on_common["success"]["success"]["total"] != 70.3
+    assert common.settings["dialogues_of"] == {"ubar": 944, "labes": 944}
+    assert "common_dialogues=944" in common.signature["line"]

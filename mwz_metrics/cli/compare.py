@@ -33,6 +33,12 @@ def _args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--baseline", help="system to test the others against (paired bootstrap p-values)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
+    parser.add_argument(
+        "--common-dialogues",
+        action="store_true",
+        help="score every system on the dialogues all of them have (every figure changes; the signature says so)",
+    )
+    parser.add_argument("--sort", metavar="METRIC", help="rank the plot's systems by this metric (default: the first)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument(
         "-j", "--jobs", type=int, help="worker processes (default: one per CPU; the numbers do not depend on it)"
@@ -84,13 +90,14 @@ def run(args: argparse.Namespace) -> int:
         per_dialogue=bool(args.per_dialogue),
         evaluator_options=evaluator_options(args),
         jobs=args.jobs,
+        common_dialogues=args.common_dialogues,
     )
     image = None
     # the HTML report embeds the plot whenever matplotlib is there
     if args.plot or (args.format == "html" and importlib.util.find_spec("matplotlib") is not None):
         from mwz_metrics.comparison.plot import png
 
-        image = png(result)
+        image = png(result, sort=args.sort)
     if args.plot and image is not None:
         Path(args.plot).write_bytes(image)
         logger.info("wrote %s", args.plot)

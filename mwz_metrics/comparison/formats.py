@@ -15,7 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mwz_metrics.comparison import Comparison
+    from mwz_metrics.comparison.table import Comparison
 
 FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 SIGNIFICANT = 0.05
@@ -41,6 +41,9 @@ def _cells(comparison: Comparison) -> tuple[list[str], list[list[dict[str, Any]]
     return columns, [[index.get((system, metric), {}) for metric in columns] for system in comparison.systems]
 
 
+PAIRED_MARK = "\u2020"  # a p-value over fewer dialogues than the system's own
+
+
 def _text(row: dict[str, Any], interval: bool = True) -> str:
     if not row:
         return "-"
@@ -49,32 +52,65 @@ def _text(row: dict[str, Any], interval: bool = True) -> str:
         text += f" [{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
     if row.get("p_value") is not None and row["p_value"] < SIGNIFICANT:
         text += "*"
+    if row.get("paired_dialogues") is not None:
+        text += PAIRED_MARK
     return text
 
 
 def _names(comparison: Comparison) -> list[str]:
-    interactive = comparison.settings.get("interactive", {})
-    return [
-        s
-        + (" (baseline)" if s == comparison.baseline else "")
-        + (f" (interactive: {interactive[s]})" if s in interactive else "")
-        for s in comparison.systems
-    ]
+    """System labels: the baseline marked, interactive runs named, a system with fewer dialogues than
+    the others given its count."""
+    settings = comparison.settings
+    interactive = settings.get("interactive", {})
+    counts = settings.get("dialogues_of", {})
+    most = max(counts.values(), default=0)
+    names = []
+    for s in comparison.systems:
+        name = s + (" (baseline)" if s == comparison.baseline else "")
+        if s in interactive:
+            name += f" (interactive: {interactive[s]})"
+        if s in counts and 0 < counts[s] < most:
+            name += f" [{counts[s]} dialogues]"
+        names.append(name)
+    return names
 
 
 def _note(comparison: Comparison) -> str:
     settings = comparison.settings
+    counts = {n: c for n, c in settings.get("dialogues_of", {}).items() if n not in settings.get("interactive", {})}
+    distinct = set(counts.values())
+    over = f"{distinct.pop()} dialogues" if len(distinct) == 1 else "each system's own dialogues"
+    if settings.get("common_dialogues"):
+        over += ", those every system has (--common-dialogues)"
     note = (
-        f"[low, high]: 95% paired-bootstrap interval over {settings.get('dialogues', 0)} dialogues "
+        f"[low, high]: 95% bootstrap interval over {over} "
         f"({settings.get('resamples')} resamples, seed {settings.get('seed')})"
     )
     if comparison.baseline:
-        note += f"; *: p < {SIGNIFICANT} against {comparison.baseline}"
+        note += f"; *: p < {SIGNIFICANT} against {comparison.baseline}, paired over the dialogues both have"
+        paired = sorted({r["paired_dialogues"] for r in comparison.rows if r.get("paired_dialogues") is not None})
+        if paired:
+            note += f" ({PAIRED_MARK}: {', '.join(map(str, paired))} of them, fewer than the system's own)"
     if any(r["metric"] == "fluency" for r in comparison.rows):
-        note += "; Fluency: Sent-Score, interval over each system's own dialogues"
+        note += "; Fluency: Sent-Score, lower is better"
     if settings.get("interactive"):
         note += "; interactive runs: intervals over each run's own sessions, no p-values"
     return note
+
+
+def signature_lines(comparison: Comparison) -> list[tuple[str, list[str]]]:
+    """Each signature line with the systems it covers."""
+    covered = comparison.signature.get("systems_of")
+    if covered:
+        return [(line, list(systems)) for line, systems in covered.items()]
+    return [(comparison.signature["line"], list(comparison.systems))]
+
+
+def _signature_text(comparison: Comparison) -> list[str]:
+    lines = signature_lines(comparison)
+    if len(lines) == 1:
+        return [f"signature: {lines[0][0]}"]
+    return [f"signature ({', '.join(systems)}): {line}" for line, systems in lines]
 
 
 def table(comparison: Comparison) -> str:
@@ -88,7 +124,7 @@ def table(comparison: Comparison) -> str:
         for line in [header, *body]
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join([*lines, "", _note(comparison), f"signature: {comparison.signature['line']}"])
+    return "\n".join([*lines, "", _note(comparison), *_signature_text(comparison)])
 
 
 def markdown(comparison: Comparison) -> str:
@@ -100,7 +136,12 @@ def markdown(comparison: Comparison) -> str:
     ]
     for name, row in zip(_names(comparison), cells):
         lines.append(f"| {name} | " + " | ".join(_text(c) for c in row) + " |")
-    return "\n".join([*lines, "", _note(comparison) + ".", "", f"Signature: `{comparison.signature['line']}`"])
+    lines_of = signature_lines(comparison)
+    signatures = [
+        f"Signature{'' if len(lines_of) == 1 else ' (' + ', '.join(systems) + ')'}: `{line}`"
+        for line, systems in lines_of
+    ]
+    return "\n".join([*lines, "", _note(comparison) + ".", "", *signatures])
 
 
 def _latex_escape(text: str) -> str:
@@ -184,10 +225,13 @@ document.querySelectorAll("th").forEach((th, column) => th.addEventListener("cli
         "th,td{padding:.3em .8em;border-bottom:1px solid #ccc;text-align:right}"
         "th{cursor:pointer;background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
         "caption{caption-side:bottom;font-size:.8em;color:#555;text-align:left;padding-top:.5em}"
+        "caption code{word-break:break-all}"
     )
-    caption = (
-        html.escape(_note(comparison)) + "<br>signature: <code>" + html.escape(comparison.signature["line"]) + "</code>"
+    labelled = "".join(
+        f'<br><span class="signature">signature of {html.escape(", ".join(systems))}: <code>{html.escape(line)}</code></span>'
+        for line, systems in signature_lines(comparison)
     )
+    caption = html.escape(_note(comparison)) + labelled
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>mwz compare</title>'
         f"<style>{style}</style></head><body>\n<h1>MultiWOZ comparison</h1>\n"

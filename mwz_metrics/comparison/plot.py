@@ -6,11 +6,29 @@ import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mwz_metrics.comparison import Comparison
+    from mwz_metrics.comparison.table import Comparison
 
 
-def png(comparison: Comparison, style: str | None = None) -> bytes:
-    """A PNG with two panels; ``style`` is the BLEU style on the x axis (default: mwz22, else the first)."""
+def ranked(comparison: Comparison, sort: str | None = None) -> list[str]:
+    """The systems ranked by ``sort`` (default: the table's first metric), best first; those without
+    it last, in the table's order."""
+    from mwz_metrics.comparison.formats import LOWER_IS_BETTER
+
+    columns = comparison.columns()
+    metric = sort or (columns[0] if columns else None)
+    if metric is not None and metric not in columns:
+        raise ValueError(f"--sort {metric!r}: not a metric of this comparison ({', '.join(columns)})")
+    values = {r["system"]: r["value"] for r in comparison.rows if r["metric"] == metric and r["domain"] == "total"}
+    sign = 1.0 if metric in LOWER_IS_BETTER else -1.0
+    scored = sorted(
+        (s for s in comparison.systems if isinstance(values.get(s), (int, float))), key=lambda s: sign * values[s]
+    )
+    return scored + [s for s in comparison.systems if s not in scored]
+
+
+def png(comparison: Comparison, style: str | None = None, sort: str | None = None) -> bytes:
+    """A PNG with two panels; ``style`` is the BLEU style on the x axis (default: mwz22, else the
+    first); bars ranked by ``sort`` (default: the first metric), the baseline hatched and labelled."""
     try:
         import matplotlib
     except ImportError as error:
@@ -19,7 +37,7 @@ def png(comparison: Comparison, style: str | None = None) -> bytes:
     import matplotlib.pyplot as plt
 
     rows = {(r["system"], r["metric"]): r for r in comparison.rows if r["domain"] == "total"}
-    systems = comparison.systems
+    systems = ranked(comparison, sort)
     styles = [m for m in comparison.columns() if m.startswith("bleu:")]
     chosen = f"bleu:{style}" if style else ("bleu:mwz22" if "bleu:mwz22" in styles else (styles[0] if styles else None))
     panels = 2 if chosen else 1
@@ -34,13 +52,24 @@ def png(comparison: Comparison, style: str | None = None) -> bytes:
             max(0.0, rows.get((s, metric), {}).get("ci_high", values[i]) - values[i]) for i, s in enumerate(systems)
         ]
         positions = [i + offset for i in range(len(systems))]
-        left.bar(positions, values, width, yerr=[low, high], capsize=3, label=metric.capitalize(), color=color)
+        bars = left.bar(positions, values, width, yerr=[low, high], capsize=3, label=metric.capitalize(), color=color)
+        for system, bar in zip(systems, bars):
+            if system == comparison.baseline:
+                bar.set_hatch("//")
+                bar.set_edgecolor("black")
     left.set_xticks(range(len(systems)))
-    left.set_xticklabels(systems, rotation=45, ha="right")
+    labels = left.set_xticklabels(
+        [s + (" (baseline)" if s == comparison.baseline else "") for s in systems], rotation=45, ha="right"
+    )
+    for system, label in zip(systems, labels):
+        if system == comparison.baseline:
+            label.set_fontweight("bold")
     left.set_ylabel("%")
-    left.set_ylim(0, 100)
-    left.set_title("Inform and Success (95% CI)")
-    left.legend(loc="lower right")
+    # room above 100 for the legend: it never covers a bar
+    left.set_ylim(0, 118)
+    left.set_yticks(range(0, 101, 20))
+    left.set_title(f"Inform and Success (95% CI), ranked by {sort or (comparison.columns() or ['-'])[0]}")
+    left.legend(loc="upper center", ncol=2, frameon=False)
     if panels == 2 and chosen:
         right = axes[0][1]
         for s in systems:
@@ -49,6 +78,7 @@ def png(comparison: Comparison, style: str | None = None) -> bytes:
                 continue
             right.scatter([x], [y], color="#4878d0")
             right.annotate(s, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        right.margins(x=0.2, y=0.1)  # room for the labels of the outermost points
         right.set_xlabel(f"BLEU ({chosen.split(':', 1)[1]})")
         right.set_ylabel("Success (%)")
         right.set_title("BLEU against Success")
