@@ -20,6 +20,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
@@ -198,6 +199,38 @@ def locate(root: Path, relative: str) -> Path:
     return current
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a cache folder that is a file, say: nothing there
+        return False
+
+
+def _set_aside(path: Path, why: str) -> None:
+    target = path.with_name(f"{path.name}.bad-{int(time.time())}")
+    try:
+        os.replace(path, target)
+        logger.warning("cached download %s is unusable (%s): set aside as %s", path, why, target.name)
+    except OSError:
+        logger.warning("cached download %s is unusable (%s) and cannot be moved", path, why)
+
+
+def _download_target(target: Path) -> Path:
+    """Where a download goes: the cache, or a temporary folder when the cache cannot be used."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+    except OSError as error:
+        folder = Path(tempfile.mkdtemp(prefix="mwz-download-"))
+        logger.warning(
+            "the cache folder %s cannot be used (%s): downloading into %s for this run",
+            target.parent,
+            error.strerror or error,
+            folder,
+        )
+        return folder / target.name
+
+
 def _download(source: Source, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     logger.info("downloading %s", source.url)
@@ -229,9 +262,16 @@ def resolve(
     for source in sources:
         candidates = _local_candidates(source, data_dir)
         for origin, path in candidates:
-            if path.is_file():
+            if _is_file(path):
                 checked = verify_local or origin == "cache"
-                digest = verify(source, path) if checked else sha256_file(path)
+                try:
+                    digest = verify(source, path) if checked else sha256_file(path)
+                except ChecksumError as error:
+                    if origin != "cache":
+                        raise
+                    # a download in the cache that changed since: set it aside and fetch it again
+                    _set_aside(path, str(error))
+                    continue
                 resolved[source.path] = ResolvedFile(source, path, origin, digest, checked)
                 break
         else:
@@ -240,6 +280,7 @@ def resolve(
                 missing.append((source, [p for _, p in candidates], "offline mode is set"))
                 continue
             try:
+                target = _download_target(target)
                 _download(source, target)
             except ChecksumError:
                 raise

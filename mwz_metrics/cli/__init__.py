@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from mwz_metrics.cli.registry import COMMANDS, EXAMPLES, MissingExtra, command, require_extra, write_json
+from mwz_metrics.cli.registry import COMMANDS, EXAMPLES, EXIT_TEXTS, MissingExtra, command, require_extra, write_json
 
 logger = logging.getLogger("mwz")
 
 CLI_ENTRY_POINT_GROUP = "mwz.cli"
 # Imported when the parser is built; each module imports its heavy dependencies lazily.
-BUILTIN_COMMANDS = ("plugins", "evaluate", "compare", "dstc9", "coherence", "interact", "fluency")
+BUILTIN_COMMANDS = ("plugins", "evaluate", "compare", "dstc9", "coherence", "interact", "fluency", "cache")
 
 __all__ = [
     "BUILTIN_COMMANDS",
@@ -38,14 +38,21 @@ __all__ = [
 
 ENVIRONMENT = """environment:
   MWZ_MIRROR    a folder of upstream copies laid out <owner>/<repo>/<path> (offline use)
-  MWZ_CACHE     downloads and derived data (default ~/.cache/mwz_eval)
+  MWZ_CACHE     downloads and derived data (default ~/.cache/mwz_eval); MWZ_NO_CACHE=1 never caches
   MWZ_PLUGINS   comma-separated allowlist of plugin entry points ('mwz-*': built-ins only)
   HF_HUB_OFFLINE=1, HF_DATASETS_OFFLINE=1   never reach the network"""
 
 
+EXIT_CODES = """exit codes:
+  0  done
+  2  bad input or configuration, missing data or a missing extra: one line on stderr naming the file,
+     dialogue and turn where there is one (--debug shows the traceback)"""
+
+
 def _epilog(name: str) -> str:
     example = EXAMPLES.get(name)
-    return (f"example:\n  {example}\n\n" if example else "") + ENVIRONMENT
+    exits = EXIT_TEXTS.get(name, EXIT_CODES)
+    return (f"example:\n  {example}\n\n" if example else "") + ENVIRONMENT + "\n\n" + exits
 
 
 def _load_subcommands() -> None:
@@ -70,6 +77,12 @@ def _global_options(parser: argparse.ArgumentParser, *, after_subcommand: bool) 
         "-q", "--quiet", action="store_true", default=default(False), help="errors only on stderr, no progress bars"
     )
     parser.add_argument("--debug", action="store_true", default=default(False), help="show the traceback of an error")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        default=default(False),
+        help="neither read nor write derived data (MWZ_NO_CACHE)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.no_cache:
+        os.environ["MWZ_NO_CACHE"] = "1"
     if args.quiet:
         os.environ["MWZ_QUIET"] = "1"  # progress bars read it
         level = logging.ERROR

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import math
 from typing import Any
@@ -65,8 +64,10 @@ def _score_one(api, name: str, path, args: argparse.Namespace) -> dict[str, Any]
     if sessions.looks_like_session_file(path):  # an mwz interact run: its sessions as they went
         _, stored = sessions.read(path)
         return api.score_sessions(export.dialogue_sessions(stored), explain=args.explain)
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    from mwz_metrics.files import read_json, require_nonempty
+
+    data = read_json(path, "predictions")
+    require_nonempty(data, path, "dialogue")
     setting = args.setting
     if setting == "auto":
         setting = "sessions" if api.looks_like_sessions(data) else "traditional"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from mwz_metrics.cli.registry import command, require_extra, write_json
 
@@ -26,10 +25,16 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
 def _score(args: argparse.Namespace) -> int:
     require_extra("dstc9", "nltk", "jsonschema")
     from mwz_metrics.dstc9 import score_split
+    from mwz_metrics.files import read_json, require_nonempty
+    from mwz_metrics.multiwoz.inputs import InputError
 
-    with open(args.entry, encoding="utf-8") as f:
-        entry = json.load(f)
-    result = score_split(entry, args.split, data_dir=args.data_dir)
+    entry = read_json(args.entry, "DSTC9 entry")
+    require_nonempty(entry, args.entry, "instance")
+    try:
+        result = score_split(entry, args.split, data_dir=args.data_dir)
+    except ValueError as error:
+        message = str(error)
+        raise InputError(message if message.startswith(str(args.entry)) else f"{args.entry}: {message}") from None
     rows = [("", result)] + [(f"[{name}] ", sub) for name, sub in result.get("by_source", {}).items()]
     for prefix, scores in rows:
         for group in ("detection", "selection", "generation"):

@@ -35,7 +35,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="write the full results (per dialogue and response) as JSON")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
-    parser.epilog = (parser.epilog or "") + "\n\n" + EXIT_CODES
 
 
 def score_path(
@@ -59,6 +58,7 @@ def _ci(interval: Any) -> str:
     "fluency",
     "sentence fluency (Sent-Score, Cheng et al. 2022) of predictions, sessions or gold",
     _arguments,
+    exit_codes=EXIT_CODES,
     example="mwz fluency -i ubar.json -i damd.json --gold --explain 5",
 )
 def run(args: argparse.Namespace) -> int:

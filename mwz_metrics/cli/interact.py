@@ -57,7 +57,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--result", help="write the full result as JSON")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
-    parser.epilog = (parser.epilog or "") + "\n\n" + EXIT_CODES
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -158,6 +157,7 @@ def _progress() -> Any:
     "interact",
     "interactive evaluation: a user simulator talks to the system under test",
     _arguments,
+    exit_codes=EXIT_CODES,
     example="mwz interact --system oracle --simulator agenda -o runs/oracle.jsonl -j 4",
 )
 def run(args: argparse.Namespace) -> int:

@@ -21,19 +21,26 @@ Run = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, tuple[str, AddArguments, Run]] = {}
 # name -> example command lines shown at the end of its --help
 EXAMPLES: dict[str, str] = {}
+# name -> its exit codes, where they say more than the common ones
+EXIT_TEXTS: dict[str, str] = {}
 
 
 class MissingExtra(RuntimeError):
     """A command needs an optional extra that is not installed."""
 
 
-def command(name: str, help: str, add_arguments: AddArguments, *, example: str = "") -> Callable[[Run], Run]:
-    """Register the decorated function as the subcommand ``name`` (``example`` goes into its --help)."""
+def command(
+    name: str, help: str, add_arguments: AddArguments, *, example: str = "", exit_codes: str = ""
+) -> Callable[[Run], Run]:
+    """Register the decorated function as the subcommand ``name`` (``example`` and, where they say
+    more than the common ones, ``exit_codes`` go into its --help)."""
 
     def decorate(run: Run) -> Run:
         COMMANDS[name] = (help, add_arguments, run)
         if example:
             EXAMPLES[name] = example
+        if exit_codes:
+            EXIT_TEXTS[name] = exit_codes
         return run
 
     return decorate

@@ -3,17 +3,18 @@
 Importing nltk (for its Porter stemmer) and parsing WordNet's index files take seconds; the
 words of the DSTC9 test set are few and the same in every run. A warm run reads their stems
 and synonyms from the cache and needs neither; a new word is computed and added. The file
-name carries the version of what computed the values (nltk's, WordNet's checksum).
+name carries the version of what computed the values (nltk's, WordNet's checksum). The file checks
+itself like every derived-data file (:mod:`mwz_metrics.multiwoz.cache`): a bad one is set aside.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from mwz_metrics.multiwoz import cache
 
 logger = logging.getLogger(__name__)
 
@@ -25,13 +26,15 @@ class PersistentMemo:
         from mwz_datasets.sources import cache_root
 
         self.path: Path = cache_root() / "derived" / f"dstc9-{name}.json"
+        self.kind = f"dstc9-{name}"
         self.values: dict[str, Any] = {}
         self.dirty = False
-        if self.path.is_file():
-            try:
-                self.values = json.loads(self.path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                logger.warning("ignoring unreadable cache file %s", self.path)
+        if not cache.disabled():
+            found, values = cache.read(self.path, self.kind, None)
+            if found and isinstance(values, dict):
+                self.values = values
+            elif found:
+                cache.set_aside(self.path, "not a mapping of words")
 
     def get(self, key: str, compute: Callable[[str], Any]) -> Any:
         """The memoized value of ``key``, computed (and kept for the next save) on a miss."""
@@ -43,13 +46,7 @@ class PersistentMemo:
 
     def save(self) -> None:
         """Write the memo if it gained values (atomically; a failure only costs speed next time)."""
-        if not self.dirty:
+        if not self.dirty or cache.disabled():
             return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.values, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, self.path)
+        if cache.write_atomically(self.path, cache.encode(self.kind, self.kind, self.values)):
             self.dirty = False
-        except OSError as error:
-            logger.warning("could not write %s: %s", self.path, error)

@@ -17,10 +17,11 @@ class EntryError(ValueError):
 
 # ---------------------------------------------------------------- validation
 def _raise_errors(errors: list[str], what: str) -> None:
+    # one line, as every input error is: the first few errors, then how many more
     if errors:
         shown = errors[:MAX_ERRORS]
-        more = f"\n  ... and {len(errors) - MAX_ERRORS} more" if len(errors) > MAX_ERRORS else ""
-        raise EntryError(f"{len(errors)} {what}:\n  " + "\n  ".join(shown) + more)
+        more = f"; ... and {len(errors) - MAX_ERRORS} more" if len(errors) > MAX_ERRORS else ""
+        raise EntryError(f"{len(errors)} {what}: " + "; ".join(" ".join(e.split()) for e in shown) + more)
 
 
 EXCERPT_CHARS = 160

@@ -9,7 +9,6 @@ validated predictions are copied into :class:`Prediction` objects.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -35,26 +34,33 @@ Predictions = dict[str, list[Turn]]
 
 def load_predictions(source: str | os.PathLike | Mapping[str, Any]) -> Predictions:
     """Validate predictions given as a mapping or a JSON file path."""
+    where = ""
     if isinstance(source, (str, os.PathLike)):
-        try:
-            with open(source, encoding="utf-8") as f:
-                data = json.load(f)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{source}: not JSON ({error})") from None
+        from mwz_metrics.files import read_json
+
+        data = read_json(source, "predictions")
+        where = f"{source}: "
+        if isinstance(data, Mapping) and not data:
+            raise InputError(f"{where}no dialogue in it (an empty input is refused, not scored as zero)")
     else:
         data = source
     if not isinstance(data, Mapping):
-        raise InputError(f"predictions must be a dict of dialogue id -> list of turns, got {type(data).__name__}")
+        raise InputError(
+            f"{where}predictions must be a dict of dialogue id -> list of turns, got {type(data).__name__}"
+        )
     out: Predictions = {}
     for dialogue_id, turns in data.items():
         if not isinstance(dialogue_id, str):
-            raise InputError(f"dialogue id {dialogue_id!r} is not a string")
+            raise InputError(f"{where}dialogue id {dialogue_id!r} is not a string")
         key = dialogue_key(dialogue_id)
         if key in out:
-            raise InputError(f"dialogue {dialogue_id!r} appears twice (as {key!r})")
+            raise InputError(f"{where}dialogue {dialogue_id!r} appears twice (as {key!r})")
         if not isinstance(turns, list):
-            raise InputError(f"dialogue {dialogue_id}: expected a list of turns, got {type(turns).__name__}")
-        out[key] = [read_turn(dialogue_id, i, t) for i, t in enumerate(turns)]
+            raise InputError(f"{where}dialogue {dialogue_id}: expected a list of turns, got {type(turns).__name__}")
+        try:
+            out[key] = [read_turn(dialogue_id, i, t) for i, t in enumerate(turns)]
+        except InputError as error:
+            raise InputError(f"{where}{error}") from None
     return out
 
 
