@@ -76,14 +76,17 @@ def _warn_once(key: str, message: str, *args: Any) -> None:
     logger.warning(message, *args)
 
 
-def encode(kind: str, key: str, value: Any) -> bytes:
-    """A cache file's bytes: the header line, then the value (its sha256 in the header)."""
+def encode(kind: str, key: str, value: Any, inputs: list[str] | None = None) -> bytes:
+    """A cache file's bytes: the header line (what it was built from and by, the sha256 of the rest),
+    then the value."""
     body = json.dumps(value, ensure_ascii=False).encode("utf-8")
     header = {
         "format": FORMAT,
         "schema": SCHEMA,
         "kind": kind,
         "key": key,
+        "inputs": list(inputs or []),
+        "code": _code_fingerprint()[:16],
         "package": __version__,
         "sha256": hashlib.sha256(body).hexdigest(),
         "bytes": len(body),
@@ -172,5 +175,5 @@ def cached(kind: str, parts: list[str], build: Callable[[], Any]) -> Any:
     if found:
         return value
     value = build()
-    write_atomically(path, encode(kind, key, value))
+    write_atomically(path, encode(kind, key, value, parts))
     return value
