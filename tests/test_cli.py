@@ -87,7 +87,7 @@ def test_user_error_is_one_line_and_debug_shows_the_traceback(tmp_path, mirror):
     bad.write_text(json.dumps({"sng0073": [{"respons": "hi"}]}))
     out = _mwz("-q", "evaluate", "-i", str(bad), "-s", env={"MWZ_MIRROR": str(mirror)})
     assert out.returncode == 2
-    assert out.stderr.strip() == "mwz: error: dialogue sng0073, turn 0: missing 'response'"
+    assert out.stderr.strip() == f"mwz: error: {bad}: dialogue sng0073, turn 0: missing 'response'"
     debug = _mwz("-q", "--debug", "evaluate", "-i", str(bad), "-s", env={"MWZ_MIRROR": str(mirror)})
     assert debug.returncode != 0 and "Traceback (most recent call last)" in debug.stderr
 

@@ -122,7 +122,7 @@ def test_bad_inputs_get_one_line(mirror_env, tmp_path):
     broken.write_text("{not json")
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
-    for path, words in ((broken, "not JSON"), (empty, "no response")):
+    for path, words in ((broken, "not JSON"), (empty, "no dialogue")):
         out = subprocess.run(
             [sys.executable, "-m", "mwz_metrics.cli", "fluency", "-i", str(path)],
             env=environment,
@@ -130,7 +130,7 @@ def test_bad_inputs_get_one_line(mirror_env, tmp_path):
             text=True,
         )
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
-        assert str(path) in out.stderr and words in out.stderr
+        assert out.stderr.count(str(path)) == 1 and words in out.stderr
 
 
 def test_sgd_is_read_in_both_forms(tmp_path):

@@ -75,13 +75,10 @@ def run(args: argparse.Namespace) -> int:
         results["gold"] = api.score_gold(
             model=model, explain=args.explain, resamples=args.resamples, data_dir=args.data_dir
         )
-    for name, path in resolve_inputs(args.input).items():
-        try:
-            results[name] = score_path(
-                path, model=model, explain=args.explain, resamples=args.resamples, data_dir=args.data_dir
-            )
-        except InputError as error:
-            raise InputError(f"{path}: {error}") from None
+    for name, path in resolve_inputs(args.input).items():  # errors already name the file
+        results[name] = score_path(
+            path, model=model, explain=args.explain, resamples=args.resamples, data_dir=args.data_dir
+        )
     if args.json:
         print(
             json.dumps({k: {x: y for x, y in v.items() if x != "per_response"} for k, v in results.items()}, indent=2)
