@@ -53,8 +53,14 @@ def use_mirror(mirror, monkeypatch) -> Path:
     return mirror
 
 
+def session_cache(tmp_path_factory) -> Path:
+    """The test run's cache folder, never the user's: shared by the xdist workers of one run (derived
+    files check themselves and are written atomically), so each is derived once per run."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "mwz-cache"
+
+
 @pytest.fixture(autouse=True)
 def _isolated_caches(tmp_path_factory, monkeypatch):
-    # One download cache per session, never the user's.
-    monkeypatch.setenv("MWZ_CACHE", str(tmp_path_factory.getbasetemp() / "mwz-cache"))
+    monkeypatch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
     monkeypatch.setenv("MWZ_OFFLINE", "1")

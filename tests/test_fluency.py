@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import shared_path
+from conftest import session_cache, shared_path
 
 from mwz_metrics.fluency import api
 from mwz_metrics.fluency.model import NgramFluency, same_identity, shipped_manifest
@@ -20,7 +20,7 @@ def mirror_env(tmp_path_factory):
     mirror = shared_path("data", "mirror-synth22")
     patch = pytest.MonkeyPatch()
     patch.setenv("MWZ_MIRROR", str(mirror))
-    patch.setenv("MWZ_CACHE", str(tmp_path_factory.getbasetemp() / "mwz-cache"))
+    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
     yield mirror
     patch.undo()
 

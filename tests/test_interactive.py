@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
+from conftest import session_cache, shared_path
 
 from mwz_metrics.interactive import api, export
 from mwz_metrics.interactive import sessions as session_files
@@ -32,7 +32,7 @@ def context(synth22, tmp_path_factory):
 
     patch = pytest.MonkeyPatch()
     patch.setenv("MWZ_MIRROR", str(synth22))
-    patch.setenv("MWZ_CACHE", str(tmp_path_factory.getbasetemp() / "mwz-cache"))
+    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
     context = InteractiveContext()
     context.goals  # noqa: B018  (loads everything once)
     context.reader  # noqa: B018

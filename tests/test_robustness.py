@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
+from conftest import session_cache, shared_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +30,7 @@ def synth22(tmp_path_factory):
     mirror = shared_path("data", "mirror-synth22")
     patch = pytest.MonkeyPatch()
     patch.setenv("MWZ_MIRROR", str(mirror))
-    patch.setenv("MWZ_CACHE", str(tmp_path_factory.getbasetemp() / "robust-cache"))
+    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
     yield mirror
     patch.undo()
 
