@@ -206,13 +206,14 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _set_aside(path: Path, why: str) -> None:
+def set_aside(path: Path, why: str, what: str = "cached download", then: str = "fetched again") -> None:
+    """Move a bad cache file out of the way (``NAME.bad-TIME``), with one warning naming it."""
     target = path.with_name(f"{path.name}.bad-{int(time.time())}")
     try:
         os.replace(path, target)
-        logger.warning("cached download %s is unusable (%s): set aside as %s", path, why, target.name)
+        logger.warning("%s %s is unusable (%s): set aside as %s and %s", what, path, why, target.name, then)
     except OSError:
-        logger.warning("cached download %s is unusable (%s) and cannot be moved", path, why)
+        logger.warning("%s %s is unusable (%s) and cannot be moved: %s without it", what, path, why, then)
 
 
 def _download_target(target: Path) -> Path:
@@ -270,7 +271,7 @@ def resolve(
                     if origin != "cache":
                         raise
                     # a download in the cache that changed since: set it aside and fetch it again
-                    _set_aside(path, str(error))
+                    set_aside(path, str(error))
                     continue
                 resolved[source.path] = ResolvedFile(source, path, origin, digest, checked)
                 break

@@ -110,3 +110,26 @@ def test_mirror_layout_matches_catalog(mirror):
     for version in multiwoz_raw.VERSIONS:
         for source in multiwoz_raw.sources(version):
             assert (mirror / source.repo / source.path).is_file(), source.name
+
+
+def test_a_cached_download_that_changed_is_set_aside_not_trusted(tmp_path, monkeypatch, caplog):
+    content = b'{"a": 1}'
+    source = make_source("data/a.json", content)
+    monkeypatch.setenv("MWZ_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # no second download here: the file is reported missing
+    cached = put(tmp_path / "cache" / "downloads" / REPO / COMMIT, source.path, b'{"a": 2}')
+    with pytest.raises(MissingSourceError, match="offline"):
+        sources.resolve([source])
+    assert not cached.exists() and len(list(cached.parent.glob("a.json.bad-*"))) == 1
+    assert any("set aside" in r.getMessage() and str(cached) in r.getMessage() for r in caplog.records)
+
+
+def test_an_unusable_cache_folder_is_nothing_cached(tmp_path, monkeypatch):
+    content = b'{"a": 1}'
+    source = make_source("data/a.json", content)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MWZ_CACHE", str(blocker))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(MissingSourceError):  # looked in the cache without an OSError, then missing
+        sources.resolve([source])

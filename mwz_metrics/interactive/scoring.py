@@ -29,7 +29,6 @@ from mwz_metrics.comparison import bootstrap
 from mwz_metrics.interactive import export
 from mwz_metrics.interactive.acts import goal_slot_to_act
 from mwz_metrics.interactive.goals import UserGoal
-from mwz_metrics.interactive.protocol import END_REASONS
 
 logger = logging.getLogger(__name__)
 
@@ -202,8 +201,3 @@ def _system_failures(sessions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         for kind, count in (report.get("failures") or {}).items():
             total[kind] += int(count)
     return {k: v for k, v in total.items() if v}
-
-
-def end_reason_descriptions() -> dict[str, str]:
-    """What each end reason means."""
-    return dict(END_REASONS)

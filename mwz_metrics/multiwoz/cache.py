@@ -18,7 +18,6 @@ import json
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -120,12 +119,7 @@ def decode(data: bytes, kind: str, key: str | None) -> Any:
 
 def set_aside(path: Path, why: str) -> None:
     """Move a bad cache file out of the way (``NAME.bad-TIME``), with a warning naming it."""
-    target = path.with_name(f"{path.name}.bad-{int(time.time())}")
-    try:
-        os.replace(path, target)
-        logger.warning("cache file %s is unusable (%s): set aside as %s and rebuilt", path, why, target.name)
-    except OSError:
-        logger.warning("cache file %s is unusable (%s) and cannot be moved: rebuilt without it", path, why)
+    sources.set_aside(path, why, what="cache file", then="rebuilt")
 
 
 def write_atomically(path: Path, data: bytes) -> bool:
