@@ -120,9 +120,9 @@ def test_evaluate_module_and_cli(use_mirror_module, baseline, tmp_path):
     assert main(["dstc9", "score", "--entry", str(entry_path), "--split", "val"]) == 2  # length mismatch
 
 
-def test_warm_run_needs_neither_nltk_nor_wordnet_parsing(tmp_path, mirror):
-    # Stems and synonyms persist in the cache: a second process scores without importing nltk,
-    # with the same numbers.
+def test_no_run_imports_nltk_and_a_warm_one_parses_no_wordnet(tmp_path, mirror):
+    # The Porter stemmer is the package's own: no run imports nltk; synonyms persist in the cache,
+    # so a second process parses no WordNet file, with the same numbers.
     import subprocess
     import sys
 
@@ -133,7 +133,10 @@ def test_warm_run_needs_neither_nltk_nor_wordnet_parsing(tmp_path, mirror):
         "from mwz_metrics.dstc9 import score, official_view\n"
         f"entry = json.load(open({str(entry)!r}))[:400]\n"
         f"labels = json.load(open({str(labels)!r}))[:400]\n"
-        "print(json.dumps({'scores': official_view(score(entry, labels)), 'nltk': 'nltk' in sys.modules}))\n"
+        "from mwz_metrics.dstc9 import wordnet\n"
+        "scores = official_view(score(entry, labels))\n"
+        "parsed = wordnet.load().lookups > 0\n"
+        "print(json.dumps({'scores': scores, 'nltk': 'nltk' in sys.modules, 'parsed': parsed}))\n"
     )
     env = {**__import__("os").environ, "MWZ_CACHE": str(tmp_path / "cache")}
 
@@ -143,8 +146,34 @@ def test_warm_run_needs_neither_nltk_nor_wordnet_parsing(tmp_path, mirror):
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     cold, warm = run(), run()
-    assert cold["nltk"] is True and warm["nltk"] is False
+    assert cold["nltk"] is False and warm["nltk"] is False
+    assert cold["parsed"] is True and warm["parsed"] is False
     assert warm["scores"] == cold["scores"]
+
+
+def test_the_porter_stemmer_is_nltks_on_every_word_here():
+    """Every word of the DSTC9 labels, knowledge and entries in ../shared and of WordNet's vocabulary."""
+    import glob
+    import re
+
+    nltk_porter = pytest.importorskip("nltk.stem.porter")
+    from mwz_metrics.dstc9 import porter, wordnet
+
+    words: set[str] = set()
+    for path in glob.glob(str(shared_path("data", "dstc9", "results") / "*" / "entry*.json")) + glob.glob(
+        str(shared_path("data", "mirror", "alexa")) + "/**/*.json", recursive=True
+    ):
+        words.update(re.findall(r"[a-z0-9']+", open(path, encoding="utf-8").read().lower()))
+    folder = wordnet.load().location
+    for path in glob.glob(f"{folder}/index.*"):
+        for line in open(path, encoding="latin-1"):
+            if not line.startswith(" "):
+                lemma = line.split(" ", 1)[0]
+                words.update([lemma, *lemma.split("_")])
+    assert len(words) > 150_000
+    reference = nltk_porter.PorterStemmer()
+    mismatches = [w for w in words if porter.stem(w) != reference.stem(w)]
+    assert mismatches == []
 
 
 def test_schema_error_shows_an_excerpt_not_the_input(tmp_path, mirror):

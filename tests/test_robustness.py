@@ -116,7 +116,7 @@ def _comparable(command: str, stdout: str) -> object:
 
 @pytest.fixture(scope="module")
 def dstc9_entry(synth22, tmp_path_factory) -> tuple[Path, bytes]:
-    pytest.importorskip("nltk")
+    pytest.importorskip("jsonschema")
     entry = shared_path("data", "dstc9", "results", "baseline", "entry0.json")
     path = tmp_path_factory.mktemp("dstc9") / "entry0.json"
     data = entry.read_bytes()

@@ -23,7 +23,7 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
     example="mwz dstc9 score --entry entry0.json --split test -o scores.json",
 )
 def _score(args: argparse.Namespace) -> int:
-    require_extra("dstc9", "nltk", "jsonschema")
+    require_extra("dstc9", "jsonschema")
     from mwz_metrics.dstc9 import score_split
     from mwz_metrics.files import read_json, require_nonempty
     from mwz_metrics.multiwoz.inputs import InputError

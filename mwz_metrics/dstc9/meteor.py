@@ -10,47 +10,20 @@ Later nltk versions changed the function; this keeps the 3.5 behaviour.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from mwz_metrics.dstc9 import porter
 from mwz_metrics.dstc9.wordnet import WordNet
 
 ALPHA, BETA, GAMMA = 0.9, 3, 0.5
 
 
 class Stemmer:
-    """nltk's Porter stemmer (NLTK_EXTENSIONS), cached per word.
+    """nltk 3.5's Porter stemmer (NLTK_EXTENSIONS), as :mod:`.porter` writes it: no nltk import."""
 
-    For lowercase words it behaves as nltk 3.5's (later changes touch only
-    non-lowercase input and recursion depth).
-    """
-
-    def __init__(self) -> None:
-        from importlib import metadata
-
-        from mwz_metrics.dstc9.memo import PersistentMemo
-
-        try:
-            self.nltk_version = metadata.version("nltk")
-        except metadata.PackageNotFoundError as error:
-            raise ImportError("METEOR needs nltk's Porter stemmer: pip install 'mwz-eval[dstc9]' (or nltk)") from error
-        # Stems persist between runs, so a warm run never imports nltk (seconds).
-        self.memo = PersistentMemo(f"porter-stems-nltk-{self.nltk_version}")
-        self._cache: dict[str, str] = {}
-        self._porter: Callable[[str], str] | None = None
-
-    def _compute(self, word: str) -> str:
-        if self._porter is None:
-            from nltk.stem.porter import PorterStemmer
-
-            self._porter = PorterStemmer().stem
-        return self._porter(word)
+    version = porter.VERSION
 
     def __call__(self, word: str) -> str:
-        """The Porter stem of ``word`` (memoized, and kept between runs)."""
-        stem = self._cache.get(word)
-        if stem is None:
-            stem = self._cache[word] = self.memo.get(word, self._compute)
-        return stem
+        """The Porter stem of ``word``."""
+        return porter.stem(word)
 
 
 def _match(hyp: list[tuple[int, str]], ref: list[tuple[int, str]], pairs: list) -> None:

@@ -165,8 +165,7 @@ class Scorer:
         }
         if empty_rouge:
             logger.warning("%d pair(s) with an empty normalized response or reference got ROUGE 0", empty_rouge)
-        self.stem.memo.save()  # stems and synonyms of new words, for the next run
-        self.wordnet.save()
+        self.wordnet.save()  # synonyms of new words, for the next run
         return result
 
     def options(self) -> dict:
@@ -175,7 +174,7 @@ class Scorer:
             "normalization": "dstc9 scripts/scores.py _normalize_text",
             "bleu": "nltk 3.5 sentence_bleu, weights 1/n, no smoothing (reimplemented)",
             "meteor": "nltk 3.5 single_meteor_score (reimplemented), alpha 0.9, beta 3, gamma 0.5",
-            "stemmer": f"nltk {self.stem.nltk_version} PorterStemmer (NLTK_EXTENSIONS)",
+            "stemmer": f"Porter, {self.stem.version} (mwz_metrics.dstc9.porter; parity-tested against nltk)",
             "wordnet": {"location": self.wordnet.location, "sha256": self.wordnet.sha256},
             "rouge": "rouge 1.0.0 Rouge() f (reimplemented); empty normalized text -> 0",
         }
@@ -184,7 +183,7 @@ class Scorer:
         """The result's signature (:class:`mwz_metrics.signature.Signature` as JSON)."""
         from mwz_metrics.signature import Signature
 
-        options: dict[str, object] = {"wordnet": self.wordnet.sha256[:12]}
+        options: dict[str, object] = {"wordnet": self.wordnet.sha256[:12], "stemmer": self.stem.version}
         if split:
             options["split"] = split
         return Signature.build("dstc9_track1", data=data, options=options, details=details).as_dict()

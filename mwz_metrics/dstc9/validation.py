@@ -49,6 +49,9 @@ def _freeze(value: object) -> object:
     return (type(value).__name__, value if isinstance(value, (str, int, float, bool, type(None))) else repr(value))
 
 
+_CONSTRAINED = ("target", "knowledge", "response")  # the instance fields the official schemas constrain
+
+
 def _skeleton(item: object) -> tuple[object, object]:
     """``(key, sample)``: ``item`` with the values the official schemas constrain only by
     type made uniform (a non-empty string ``response``, integer ids) and its knowledge
@@ -58,6 +61,10 @@ def _skeleton(item: object) -> tuple[object, object]:
     if not isinstance(item, dict):
         return _freeze(item), item
     out = dict(item)
+    for key, value in item.items():
+        # fields the official schemas do not name (a participant's "score"...): any value passes
+        if key not in _CONSTRAINED and isinstance(value, (str, int, float, bool)):
+            out[key] = type(value)()
     if isinstance(out.get("response"), str) and out["response"]:
         out["response"] = "x"
     if isinstance(out.get("knowledge"), list):

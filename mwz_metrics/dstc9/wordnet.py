@@ -13,6 +13,7 @@ nltk's ``lexnames`` file. Located, in order:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import logging
@@ -126,8 +127,10 @@ class WordNet:
 
     def __init__(self, files: _Files):
         self.location = files.describe()
-        self._index: dict[str, dict[str, list[int]]] = {}
+        self._lines: dict[str, list[bytes]] = {}  # per POS, the index file's entry lines (sorted)
+        self._offsets: dict[tuple[str, str], list[int] | None] = {}
         self._exceptions: dict[str, dict[str, list[str]]] = {}
+        self.lookups = 0  # index entries looked up (0 in a run the synonym memo fully serves)
         self._data: dict[str, bytes] = {}
         digest = hashlib.sha256()
         self._raw: dict[str, tuple[bytes, bytes]] = {}
@@ -146,28 +149,39 @@ class WordNet:
         # Synonyms persist between runs: a warm run never parses the index files (a second).
         self.memo = PersistentMemo(f"wordnet-synonyms-{self.sha256[:16]}")
 
-    def _parse(self) -> None:
-        if self._index:
-            return
-        for pos, suffix in _POS_FILES.items():
+    def _entries(self, pos: str) -> list[bytes]:
+        """The index file's entry lines: WordNet sorts them by lemma, so a lookup is a binary search
+        (as nltk's is) and no file is parsed whole."""
+        lines = self._lines.get(pos)
+        if lines is None:
             index, exc = self._raw[pos]
-            self._read_index(index.decode("utf-8"), suffix)
+            lines = [line for line in index.split(b"\n") if line and not line.startswith(b" ")]
+            self._lines[pos] = lines
             self._exceptions[pos] = {
                 terms[0]: terms[1:] for terms in (line.split() for line in exc.decode("utf-8").splitlines()) if terms
             }
+        return lines
 
-    def _read_index(self, text: str, suffix: str) -> None:
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line or line.startswith(" "):
-                continue  # license header
-            fields = line.split()
+    def offsets(self, lemma: str, pos: str) -> list[int] | None:
+        """The synset offsets of ``lemma`` as ``pos`` (None if WordNet has no such entry)."""
+        key = (lemma, pos)
+        if key in self._offsets:
+            return self._offsets[key]
+        self.lookups += 1
+        lines = self._entries(pos)
+        wanted = lemma.encode("utf-8")
+        at = bisect.bisect_left(lines, wanted, key=lambda line: line.split(b" ", 1)[0])
+        found = None
+        if at < len(lines) and lines[at].split(b" ", 1)[0] == wanted:
+            fields = lines[at].decode("utf-8").split()
             try:
-                lemma, pos, n_synsets, n_pointers = fields[0], fields[1], int(fields[2]), int(fields[3])
+                n_synsets, n_pointers = int(fields[2]), int(fields[3])
                 start = 4 + n_pointers + 2  # skip pointers, sense count, tagsense count
-                offsets = [int(field) for field in fields[start : start + n_synsets]]
+                found = [int(field) for field in fields[start : start + n_synsets]]
             except (IndexError, ValueError) as error:
-                raise ValueError(f"index.{suffix}, line {number}: {error}") from None
-            self._index.setdefault(lemma, {})[pos] = offsets
+                raise ValueError(f"index.{_POS_FILES[pos]}, entry {lemma!r}: {error}") from None
+        self._offsets[key] = found
+        return found
 
     def _morphy(self, form: str, pos: str) -> list[str]:
         substitutions = _SUBSTITUTIONS[pos]
@@ -178,10 +192,11 @@ class WordNet:
         def filter_forms(forms):
             found = []
             for f in forms:
-                if pos in self._index.get(f, ()) and f not in found:
+                if self.offsets(f, pos) is not None and f not in found:
                     found.append(f)
             return found
 
+        self._entries(pos)  # loads the exceptions too
         exceptions = self._exceptions[pos]
         if form in exceptions:
             return filter_forms([form] + exceptions[form])
@@ -220,12 +235,11 @@ class WordNet:
         return result
 
     def _compute_synonyms(self, word: str) -> list[str]:
-        self._parse()
         lemma = word.lower()
         names = {word}
         for pos in _POS_FILES:
             for form in self._morphy(lemma, pos):
-                for offset in self._index[form].get(pos, []):
+                for offset in self.offsets(form, pos) or []:
                     names.update(n for n in self._lemma_names(pos, offset) if "_" not in n)
         return sorted(names)
 
