@@ -153,3 +153,15 @@ def test_metric_entries_resolve_to_scripts(name):
     script = script_path(name)
     text = script.read_text()
     assert "import evaluate\n" in text and "(evaluate.Metric)" in text
+
+
+@pytest.mark.parametrize(
+    "kind,name",
+    [("simulators", n) for n in sorted(REGISTRY.simulators)] + [("systems", n) for n in sorted(REGISTRY.systems)],
+)
+def test_simulator_and_system_loaders_resolve_to_callables(kind, name):
+    """Every registered simulator and system names an importable ``make(context, **options)``."""
+    entry = getattr(REGISTRY, kind)[name]
+    module_name, _, attribute = entry.loader.partition(":")
+    make = getattr(importlib.import_module(module_name), attribute)
+    assert callable(make), entry.loader
