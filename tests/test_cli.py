@@ -93,18 +93,18 @@ def test_user_error_is_one_line_and_debug_shows_the_traceback(tmp_path, mirror):
 
 
 def test_missing_extra_names_it(tmp_path):
-    # A process where nltk cannot be imported, as without the dstc9 extra.
+    # A process where jsonschema cannot be imported, as without the dstc9 extra.
     code = textwrap.dedent("""
         import importlib.util, sys
         real = importlib.util.find_spec
-        importlib.util.find_spec = lambda name, *a: None if name == "nltk" else real(name, *a)
+        importlib.util.find_spec = lambda name, *a: None if name == "jsonschema" else real(name, *a)
         from mwz_metrics.cli import main
         sys.exit(main(["dstc9", "score", "--entry", "entry.json"]))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 2
     assert out.stderr.strip() == (
-        "mwz: error: this needs the 'dstc9' extra (nltk not installed): pip install 'mwz-eval[dstc9]'"
+        "mwz: error: this needs the 'dstc9' extra (jsonschema not installed): pip install 'mwz-eval[dstc9]'"
     )
 
 
