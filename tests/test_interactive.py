@@ -230,15 +230,21 @@ def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context,
             assert session["turns"] == by_id[session["id"]]["turns"]
 
 
+# The oracle, slowed down: 10 ms a turn, and where SLOW_AFTER is set, 2 s a turn after that many
+# dialogues, so that a signal sent once the first sessions are on disk always finds the run going,
+# however loaded the machine.
 _SLOW_SYSTEM = """
-import time
+import os, time
 from mwz_metrics.interactive.context import InteractiveContext
 from mwz_metrics.interactive.systems.reference import OracleSystem
 
 def make():
     oracle = OracleSystem(InteractiveContext())
+    seen = set()
+    after = int(os.environ.get("SLOW_AFTER", "0"))
     def respond(request):
-        time.sleep(0.01)
+        seen.add(request["dialogue_id"])
+        time.sleep(2.0 if after and len(seen) > after else 0.01)
         return oracle.respond(request)
     return respond
 """
@@ -259,7 +265,9 @@ def test_kill_9_then_resume_gives_the_uninterrupted_run(env, context, tmp_path, 
         "60",
     ]
     killed = tmp_path / "killed.jsonl"
-    process = subprocess.Popen([*command, "-o", str(killed)], env=environment, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*command, "-o", str(killed)], env={**environment, "SLOW_AFTER": "16"}, stdout=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and (not killed.exists() or killed.read_text().count("\n") < 15):
         time.sleep(0.05)
@@ -477,7 +485,11 @@ def test_ctrl_c_keeps_the_finished_sessions_and_says_how_to_go_on(env, context, 
     out = tmp_path / "interrupted.jsonl"
     command = [sys.executable, "-m", "mwz_metrics.cli", "interact", "--system", "slow_system:make", "--goals", "60"]
     process = subprocess.Popen(
-        [*command, "-o", str(out)], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*command, "-o", str(out)],
+        env={**environment, "SLOW_AFTER": "6"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 6):
