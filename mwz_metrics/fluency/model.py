@@ -92,7 +92,7 @@ class CausalLMFluency:
         self.tokenizer = AutoTokenizer.from_pretrained(name_or_path)
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = AutoModelForCausalLM.from_pretrained(name_or_path).to(self.device).eval()  # type: ignore[arg-type]
+        self.model = AutoModelForCausalLM.from_pretrained(name_or_path).to(self.device).eval()
         self.batch_size = batch_size
         self._memo: dict[str, float] = {}
 
