@@ -17,7 +17,8 @@ class PluginError(ValueError):
 class ValueNormalizer:
     """A named, versioned slot-value normalizer.
 
-    ``function(domain, slot, value)`` returns the canonical value. ``slot`` is the
+    ``function(domain, slot, value)`` returns the canonical value; it must be a pure function
+    of its arguments (a chain runs each distinct triple once). ``slot`` is the
     normalized slot name (lowercase, no spaces, ``arrive``/``leave`` for arrive-by
     and leave-at); ``domain`` may be ``None`` when unknown.
     """
@@ -214,11 +215,26 @@ class Registry:
         if name not in self.chains:
             raise KeyError(f"unknown normalizer chain {name!r}; registered: {sorted(self.chains)}")
         steps = [self.normalizers[s] for s in self.chains[name].steps]
+        # Normalizers are pure functions of (domain, slot, value), and a corpus repeats few values
+        # in many turns: each distinct triple runs through the chain once (bounded memory).
+        memo: dict[tuple[str | None, str, str], str] = {}
 
-        def apply(domain: str | None, slot: str, value: str) -> str:
+        def run(domain: str | None, slot: str, value: str) -> str:
             for step in steps:
                 value = step(domain, slot, value)
             return value
+
+        def apply(domain: str | None, slot: str, value: str) -> str:
+            key = (domain, slot, value)
+            try:
+                return memo[key]
+            except KeyError:
+                if len(memo) >= _CHAIN_MEMO_SIZE:
+                    memo.clear()
+                result = memo[key] = run(domain, slot, value)
+                return result
+            except TypeError:  # an unhashable value (bad input): the steps decide what to do with it
+                return run(domain, slot, value)
 
         return apply
 
@@ -227,6 +243,9 @@ class Registry:
         item = getattr(self, kind)[name]
         version = getattr(item, "version", None)
         return f"{name}@{version}" if version else name
+
+
+_CHAIN_MEMO_SIZE = 200_000
 
 
 def _validate(item: Any, plugin: str) -> None:
