@@ -45,10 +45,29 @@ _APOSTROPHE = (
 _STARTS_WITH_DIGIT = re.compile(r"^[0-9]+")
 _TRAILING_DOT_APOSTROPHE = re.compile(r"\.' ?$")
 # sacremoses' escape_xml and unescape_xml, in its order (literal patterns: str.replace is the same)
-_ESCAPES = (("&", "&amp;"), ("|", "&#124;"), ("<", "&lt;"), (">", "&gt;"), ("'", "&apos;"), ('"', "&quot;"))
-_ESCAPES += (("[", "&#91;"), ("]", "&#93;"))
-_UNESCAPES = (("&bar;", "|"), ("&#124;", "|"), ("&lt;", "<"), ("&gt;", ">"), ("&bra;", "["), ("&ket;", "]"))
-_UNESCAPES += (("&quot;", '"'), ("&apos;", "'"), ("&#91;", "["), ("&#93;", "]"), ("&amp;", "&"))
+_ESCAPES: tuple[tuple[str, str], ...] = (
+    ("&", "&amp;"),
+    ("|", "&#124;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ("'", "&apos;"),
+    ('"', "&quot;"),
+    ("[", "&#91;"),
+    ("]", "&#93;"),
+)
+_UNESCAPES: tuple[tuple[str, str], ...] = (
+    ("&bar;", "|"),
+    ("&#124;", "|"),
+    ("&lt;", "<"),
+    ("&gt;", ">"),
+    ("&bra;", "["),
+    ("&ket;", "]"),
+    ("&quot;", '"'),
+    ("&apos;", "'"),
+    ("&#91;", "["),
+    ("&#93;", "]"),
+    ("&amp;", "&"),
+)
 # The detokenizer's token classes (sacremoses' ^[...]+$ patterns; a token holds no whitespace)
 _CURRENCY_CHARS = frozenset("$([{")
 _PUNCT_CHARS = frozenset(",.?!:;\\%}])")
