@@ -35,10 +35,11 @@ def scorer() -> Any:
 # (the table is built from that very pattern) without a Python call per match.
 _PAD_13A = re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])")
 _PAD_13A_TABLE = str.maketrans({chr(c): f" {chr(c)} " for c in range(128) if _PAD_13A.fullmatch(chr(c))})
+# its other rules, with their templates (r"\1 \2 ", r" \1 \2", r"\1 \2 ") as functions: faster per match
 _RULES_13A = (
-    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),
-    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),
-    (re.compile(r"([0-9])(-)"), r"\1 \2 "),
+    (re.compile(r"([^0-9])([\.,])"), lambda m: f"{m[1]} {m[2]} "),
+    (re.compile(r"([\.,])([^0-9])"), lambda m: f" {m[1]} {m[2]}"),
+    (re.compile(r"([0-9])(-)"), lambda m: f"{m[1]} {m[2]} "),
 )
 
 

@@ -10,6 +10,7 @@ values through a normalizer chain. Nothing is modified in place.
 from __future__ import annotations
 
 import collections
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 
@@ -98,10 +99,14 @@ class ResponseNormalizer:
         }
 
 
+_SLOT_RENAMES = {"arriveby": "arrive", "leaveat": "leave"}
+
+
+@functools.lru_cache(maxsize=4096)
 def normalize_slot_name(slot: str) -> str:
     """Slot names as mwzeval writes them: lowercase, no spaces, ``arrive``/``leave``."""
     slot = slot.lower().replace(" ", "")
-    return {"arriveby": "arrive", "leaveat": "leave"}.get(slot, slot)
+    return _SLOT_RENAMES.get(slot, slot)
 
 
 def normalize_state(state: Mapping[str, Mapping[str, str]], chain: Callable[[str | None, str, str], str]) -> State:
