@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -111,7 +112,7 @@ def test_download_is_verified_by_git_blob_then_cached(fake_files, tmp_path, monk
         name = url.rsplit("/", 1)[-1][: -len(".json")]
         return _Response(fake_files[name])
 
-    monkeypatch.setattr(sources.urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
     records, resolved = reference_files.load_pinned(_source_name("lava"))
     assert resolved.origin == "download" and resolved.verified
     assert served == [f"https://raw.githubusercontent.com/{catalog.MWZEVAL_REPO}/{catalog.MWZEVAL_COMMIT}/"
@@ -120,7 +121,7 @@ def test_download_is_verified_by_git_blob_then_cached(fake_files, tmp_path, monk
     _, again = reference_files.load_pinned(_source_name("lava"))
     assert again.origin == "cache" and len(served) == 1
     # A download whose content is not the pinned blob is refused and not cached.
-    monkeypatch.setattr(sources.urllib.request, "urlopen", lambda url, timeout=None: _Response(b'{"x": []}'))
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout=None: _Response(b'{"x": []}'))
     with pytest.raises(ChecksumError, match="git blob mismatch"):
         reference_files.load_pinned(_source_name("damd"))
     monkeypatch.setenv("MWZ_OFFLINE", "1")
