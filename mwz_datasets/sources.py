@@ -231,7 +231,6 @@ def _download_target(target: Path) -> Path:
 
 
 def _download(source: Source, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
     logger.info("downloading %s", source.url)
     import urllib.request  # only here: http and ssl cost every run about 20 ms to import
 
@@ -283,8 +282,6 @@ def resolve(
             try:
                 target = _download_target(target)
                 _download(source, target)
-            except ChecksumError:
-                raise
             except OSError as error:  # URLError and TimeoutError among them
                 missing.append((source, [p for _, p in candidates], f"download failed: {error}"))
                 continue

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 from typing import Any
 
 from mwz_metrics.cli.registry import command, write_json
-
-logger = logging.getLogger("mwz.fluency")
 
 EXIT_CODES = """exit codes:
   0  scored

@@ -81,14 +81,6 @@ def p_value(system: np.ndarray, baseline: np.ndarray, observed: float) -> float:
     return float((extreme.sum() + 1) / (len(deltas) + 1))
 
 
-def paired(
-    scorers: Mapping[str, ScoreOf], dialogues: int, *, resamples: int = 1000, seed: int = 0
-) -> dict[str, np.ndarray]:
-    """Bootstrap samples of every system's score, all on the same resamples."""
-    weights = resample_weights(dialogues, resamples, seed)
-    return {name: scorer(weights) for name, scorer in scorers.items()}
-
-
 @dataclasses.dataclass(frozen=True)
 class DialogueScores:
     """One system's figure for one metric, as the bootstrap needs it: what each dialogue contributes

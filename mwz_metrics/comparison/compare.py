@@ -26,6 +26,7 @@ import numpy as np
 
 from mwz_metrics.comparison import bootstrap
 from mwz_metrics.comparison.table import Comparison
+from mwz_metrics.files import read_json
 from mwz_metrics.multiwoz.inputs import InputError
 from mwz_plugins.progress import progress
 
@@ -174,18 +175,15 @@ def _score_static(
 
 def _restrict_to_common(systems: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Every system's predictions on the dialogues all of them have (``--common-dialogues``)."""
-    import json
-
     from mwz_datasets.multiwoz_raw import evaluation_key
 
     loaded: dict[str, dict[str, Any]] = {}
     for name, predictions in systems.items():
         if isinstance(predictions, (str, Path)):
             try:
-                with open(predictions, encoding="utf-8") as f:
-                    predictions = json.load(f)
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-                raise InputError(f"system {name}: {predictions}: cannot read ({error})") from None
+                predictions = read_json(predictions, "predictions")
+            except InputError as error:
+                raise InputError(f"system {name}: {error}") from None
         if not isinstance(predictions, Mapping):
             raise InputError(f"system {name}: predictions must map dialogue ids to turns")
         loaded[name] = dict(predictions)
@@ -221,7 +219,7 @@ def _static_figures(
                 figures[(name, f"bleu:{style}")] = bootstrap.bleu_scores(by_dialogue, compute)
         if name in coherent:
             pairs = coherent[name]["pair_probabilities"]
-            figures[(name, "coherence")] = bootstrap.means({k: v for k, v in pairs.items() if len(v)}, scale=100.0)
+            figures[(name, "coherence")] = bootstrap.means(pairs, scale=100.0)  # dialogues without pairs left out
     return figures
 
 
@@ -232,7 +230,7 @@ def _bootstrap(
     over the dialogues both have (``paired_dialogues`` where those differ from its own)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for (name, metric), figure in figures.items():
-        entry: dict[str, Any] = {"dialogues": len(figure.dialogues)}
+        entry: dict[str, Any] = {}
         interval = bootstrap.interval(figure, resamples=resamples, seed=seed)
         if interval is not None:
             entry["ci_low"], entry["ci_high"] = interval
@@ -265,7 +263,7 @@ def _static_rows(
         def add(metric: str, domain: str, value: Any, name: str = name) -> None:
             row: dict[str, Any] = {"system": name, "metric": metric, "domain": domain, "value": value}
             if domain == "total" and (name, metric) in stats:
-                row.update({k: v for k, v in stats[(name, metric)].items() if k != "dialogues"})
+                row.update(stats[(name, metric)])
             rows.append(row)
 
         if success:
@@ -376,7 +374,7 @@ def _fluency_rows(
     rows = []
     for name, result in scored.items():
         row = {"system": name, "metric": "fluency", "domain": "total", "value": result["fluency"]}
-        row.update({k: v for k, v in stats.get((name, "fluency"), {}).items() if k != "dialogues"})
+        row.update(stats.get((name, "fluency"), {}))
         rows.append(row)
         rows += [
             {"system": name, "metric": "fluency", "domain": d, "value": v["fluency"]}

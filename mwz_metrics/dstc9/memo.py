@@ -9,14 +9,11 @@ itself like every derived-data file (:mod:`mwz_metrics.multiwoz.cache`): a bad o
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mwz_metrics.multiwoz import cache
-
-logger = logging.getLogger(__name__)
 
 
 class PersistentMemo:

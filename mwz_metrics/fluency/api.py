@@ -10,15 +10,12 @@ comparable; lexicalized ones are scored as written.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from mwz_plugins.version import __version__
-
-logger = logging.getLogger(__name__)
 
 _SHARED: dict[tuple, Any] = {}
 
@@ -33,15 +30,12 @@ def shared_model(model: str | None = None, *, data_dir: str | None = None) -> An
     return _SHARED[key]
 
 
-def _bootstrap(sums: np.ndarray, counts: np.ndarray, resamples: int, seed: int) -> list[float] | None:
+def _interval(scores: Mapping[str, Sequence[float]], resamples: int, seed: int) -> list[float] | None:
+    # the interval mwz compare shows for this figure: the same dialogues, resamples and order
     from mwz_metrics.comparison import bootstrap
 
-    if resamples <= 0 or len(sums) == 0:
-        return None
-    weights = bootstrap.resample_weights(len(sums), resamples, seed)
-    samples = (weights @ sums) / np.maximum(weights @ counts, 1.0)
-    low, high = bootstrap.confidence_interval(samples)
-    return [low, high]
+    found = bootstrap.interval(bootstrap.means(scores), resamples=resamples, seed=seed)
+    return list(found) if found is not None else None
 
 
 def report(
@@ -63,7 +57,7 @@ def report(
         "fluency": float(sums.sum() / counts.sum()),
         "responses": int(counts.sum()),
         "dialogues": len(names),
-        "ci95": _bootstrap(sums, counts, resamples, seed),
+        "ci95": _interval({n: scores[n] for n in names}, resamples, seed),
         "per_dialogue": {n: float(s / c) for n, s, c in zip(names, sums, counts)},
     }
     if domains is not None:

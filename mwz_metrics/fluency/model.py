@@ -14,14 +14,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mwz_metrics.tokens import model_words
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_ORDER = 4
 MANIFEST = Path(__file__).with_name("default_model.json")

@@ -24,8 +24,6 @@ from typing import Any
 
 from mwz_metrics.fluency.model import MANIFEST, NgramFluency, same_identity
 
-logger = logging.getLogger(__name__)
-
 MANIFEST_VERSION = "1.0.0"
 
 

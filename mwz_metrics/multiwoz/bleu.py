@@ -13,7 +13,7 @@ _SCORER: list[Any] = []
 _REFERENCE_INFO: dict[str, tuple[tuple[Counter, ...], int]] = {}
 _SEGMENTS: OrderedDict[tuple, list] = OrderedDict()
 _MAX_SEGMENT_LISTS = 8
-# hypothesis -> (its n-grams, its length) after sacrebleu's preprocessing: the same for every
+# hypothesis -> (its n-grams per order, its length, n-grams per order) after sacrebleu's preprocessing: the same for every
 # style (only the references differ), so each response is tokenized and counted once
 _HYPOTHESIS_NGRAMS: dict[str, tuple[tuple[Counter, ...], int, list[int]]] = {}
 _MAX_TEXTS = 200_000
@@ -34,12 +34,10 @@ def scorer() -> Any:
 # (the table is built from that very pattern) without a Python call per match.
 _PAD_13A = re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])")
 _PAD_13A_TABLE = str.maketrans({chr(c): f" {chr(c)} " for c in range(128) if _PAD_13A.fullmatch(chr(c))})
-# its other rules, with their templates (r"\1 \2 ", r" \1 \2", r"\1 \2 ") as functions: faster per match
-_RULES_13A = (
-    (re.compile(r"([^0-9])([\.,])"), lambda m: f"{m[1]} {m[2]} "),
-    (re.compile(r"([\.,])([^0-9])"), lambda m: f" {m[1]} {m[2]}"),
-    (re.compile(r"([0-9])(-)"), lambda m: f"{m[1]} {m[2]} "),
-)
+# its other rules, their templates (r"\1 \2 ", r" \1 \2", r"\1 \2 ") written as functions: faster per match
+_SPLIT_AFTER_NON_DIGIT = re.compile(r"([^0-9])([\.,])"), lambda m: f"{m[1]} {m[2]} "
+_SPLIT_BEFORE_NON_DIGIT = re.compile(r"([\.,])([^0-9])"), lambda m: f" {m[1]} {m[2]}"
+_SPLIT_DASH_AFTER_DIGIT = re.compile(r"([0-9])(-)"), lambda m: f"{m[1]} {m[2]} "
 
 
 def tokenize_13a(line: str) -> str:
@@ -48,11 +46,12 @@ def tokenize_13a(line: str) -> str:
     if "&" in line:
         line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
     line = f" {line} ".translate(_PAD_13A_TABLE)
-    if "." in line or "," in line:
-        line = _RULES_13A[0][0].sub(_RULES_13A[0][1], line)
-        line = _RULES_13A[1][0].sub(_RULES_13A[1][1], line)
+    if "." in line or "," in line:  # a rule cannot match without its character
+        for pattern, replace in (_SPLIT_AFTER_NON_DIGIT, _SPLIT_BEFORE_NON_DIGIT):
+            line = pattern.sub(replace, line)
     if "-" in line:
-        line = _RULES_13A[2][0].sub(_RULES_13A[2][1], line)
+        pattern, replace = _SPLIT_DASH_AFTER_DIGIT
+        line = pattern.sub(replace, line)
     return " ".join(line.split())
 
 

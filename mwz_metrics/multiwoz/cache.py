@@ -59,7 +59,11 @@ def _key(kind: str, parts: list[str]) -> str:
 
 def cache_file(kind: str, parts: list[str]) -> Path:
     """Where the value for ``kind`` and ``parts`` is cached."""
-    return derived_folder() / f"{kind}-{_key(kind, parts)[:20]}.json"
+    return _path(kind, _key(kind, parts))
+
+
+def _path(kind: str, key: str) -> Path:
+    return derived_folder() / f"{kind}-{key[:20]}.json"
 
 
 def derived_folder() -> Path:
@@ -164,7 +168,7 @@ def cached(kind: str, parts: list[str], build: Callable[[], Any]) -> Any:
     if disabled():
         return build()
     key = _key(kind, parts)
-    path = cache_file(kind, parts)
+    path = _path(kind, key)
     found, value = read(path, kind, key)
     if found:
         return value

@@ -14,14 +14,15 @@ from __future__ import annotations
 import functools
 import importlib.util
 import re
+import string
 from typing import Any
 
 # The ASCII members of sacremoses' Perl Unicode classes (the tests check them against sacremoses).
 ALNUM = "A-Za-z0-9"
 ALPHA = "A-Za-z"
 DIGIT = "0-9"  # IsN
-CURRENCY = r"\$"  # IsSc
-LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+LOWER = frozenset(string.ascii_lowercase)
+LETTERS = frozenset(string.ascii_letters)
 
 _SPACES = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\000-\037]")
@@ -69,10 +70,9 @@ _UNESCAPES: tuple[tuple[str, str], ...] = (
     ("&amp;", "&"),
 )
 # The detokenizer's token classes (sacremoses' ^[...]+$ patterns; a token holds no whitespace)
-_CURRENCY_CHARS = frozenset("$([{")
+_CURRENCY_CHARS = frozenset("$([{")  # IsSc's ASCII member, "$", and opening brackets
 _PUNCT_CHARS = frozenset(",.?!:;\\%}])")
 _QUOTE_CHARS = frozenset("'\"`")
-_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _ONE_SPACE = re.compile(r" {2,}")
 
 
@@ -114,7 +114,7 @@ def _nonbreaking(text: str) -> str:
             continue
         prefix = token[:-1]
         keep = (
-            ("." in prefix and any(c.isascii() and c.isalpha() for c in prefix))
+            ("." in prefix and not LETTERS.isdisjoint(prefix))
             or (prefix in prefixes and prefix not in numeric_only)
             or (i != last and bool(tokens[i + 1]) and tokens[i + 1][0] in LOWER)
             or (prefix in numeric_only and i < last and bool(_STARTS_WITH_DIGIT.search(tokens[i + 1])))
@@ -159,7 +159,7 @@ def detokenize(tokens: list[str]) -> str:
         if characters <= _CURRENCY_CHARS:
             out.append(space + token)
             space = ""
-        elif characters <= _PUNCT_CHARS or (i > 0 and token[0] == "'" and token[1:2] in _LETTERS):
+        elif characters <= _PUNCT_CHARS or (i > 0 and token[0] == "'" and token[1:2] in LETTERS):
             out.append(token)  # punctuation, an English contraction ('s, 're...)
             space = " "
         elif characters <= _QUOTE_CHARS:
