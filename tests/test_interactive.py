@@ -418,6 +418,10 @@ def test_compare_puts_interactive_runs_beside_static_ones(env, context, tmp_path
     assert table.value("ubar", "success") == 70.3
     text = table.render("table")
     assert "oracle (interactive: agenda -> oracle)" in text and "interactive turns" in text
+    # --fluency reaches the interactive runs too, with mwz interact's number
+    fluent = compare({"oracle": interactive}, bleu=False, richness=False, fluency=True, resamples=0)
+    expected = api.score(sessions, run.config, context=context, fluency=True, resamples=0)["fluency"]
+    assert fluent.value("oracle", "fluency") == expected
 
 
 def test_the_readme_example_system_runs(env, context, tmp_path, monkeypatch):

@@ -341,6 +341,8 @@ def _score_interactive(
                 context=context,
                 richness=richness,
                 coherence=coherence,
+                fluency=fluency,
+                fluency_model=fluency_model,
                 resamples=resamples,
                 seed=seed,
             )
