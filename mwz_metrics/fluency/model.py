@@ -92,6 +92,7 @@ class CausalLMFluency:
         self.model = AutoModelForCausalLM.from_pretrained(name_or_path).to(self.device).eval()
         self.batch_size = batch_size
         self._memo: dict[str, float] = {}
+        self._identity: dict[str, Any] | None = None
 
     def _text(self, text: str) -> str:
         # the model reads the placeholder-canonical words, ending with its end-of-text token
@@ -117,13 +118,20 @@ class CausalLMFluency:
         return [self._memo[t] for t in texts]
 
     def identity(self) -> dict[str, Any]:
-        """The model's name and the sha256 of its weight files."""
-        digest = hashlib.sha256()
-        folder = Path(self.name)
-        files = sorted(p for p in folder.glob("*") if p.suffix in (".safetensors", ".bin")) if folder.is_dir() else []
-        for path in files:
-            digest.update(path.read_bytes())
-        return {"name": self.name, "kind": "causal-lm", "weights_sha256": digest.hexdigest() if files else None}
+        """The model's name and the sha256 of its weight files (read once per model, in blocks)."""
+        if self._identity is None:
+            digest = hashlib.sha256()
+            folder = Path(self.name)
+            files = (
+                sorted(p for p in folder.glob("*") if p.suffix in (".safetensors", ".bin")) if folder.is_dir() else []
+            )
+            for path in files:
+                with open(path, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        digest.update(block)
+            weights = digest.hexdigest() if files else None
+            self._identity = {"name": self.name, "kind": "causal-lm", "weights_sha256": weights}
+        return dict(self._identity)
 
     def short(self) -> str:
         """A short name for the signature line."""
