@@ -16,6 +16,80 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mwz_datasets.sgd_files import FILES
+from mwz_datasets.sources import ResolvedFile, Source, resolve
+
+REPO = "google-research-datasets/dstc8-schema-guided-dialogue"
+COMMIT = "e852981ae34990f4358979625854259302feaa78"
+LICENSE = "CC BY-SA 4.0"
+SPLITS = ("train", "dev", "test")  # SGD's own splits: none of them is MultiWOZ
+
+# SGD slot names -> the ontology placeholder their values become (others stay words).
+SGD_PLACEHOLDERS = {
+    "restaurant_name": "NAME",
+    "hotel_name": "NAME",
+    "place_name": "NAME",
+    "attraction_name": "NAME",
+    "event_name": "NAME",
+    "phone_number": "PHONE",
+    "address": "ADDRESS",
+    "street_address": "ADDRESS",
+    "address_of_location": "ADDRESS",
+    "time": "TIME",
+    "departure_time": "TIME",
+    "leaving_time": "TIME",
+    "arrival_time": "TIME",
+    "pickup_time": "TIME",
+    "date": "DAY",
+    "city": "PLACE",
+    "location": "PLACE",
+    "from_location": "PLACE",
+    "to_location": "PLACE",
+    "from_city": "PLACE",
+    "to_city": "PLACE",
+    "origin": "PLACE",
+    "destination": "PLACE",
+    "price_range": "PRICE",
+    "price": "PRICE",
+    "total_price": "PRICE",
+    "price_per_night": "PRICE",
+    "fare": "PRICE",
+    "cuisine": "FOOD",
+    "category": "TYPE",
+    "number_of_seats": "COUNT",
+    "number_of_people": "COUNT",
+    "star_rating": "COUNT",
+    "number_of_rooms": "COUNT",
+    "rating": "COUNT",
+}
+
+
+def delexicalize(text: str, spans) -> str:
+    """``text`` with the values of SGD_PLACEHOLDERS' slots written as ``[SLOT]`` (character spans,
+    applied in start order; an overlapping span or another slot's keeps its words)."""
+    pieces: list[str] = []
+    position = 0
+    for slot, start, end in sorted(spans, key=lambda s: (s[1], s[2])):
+        if start < position or slot not in SGD_PLACEHOLDERS:
+            continue
+        pieces.extend((text[position:start], f"[{SGD_PLACEHOLDERS[slot]}]"))
+        position = end
+    return "".join(pieces) + text[position:]
+
+
+def sources(splits=SPLITS) -> list[Source]:
+    """The pinned upstream ``dialogues_*.json`` files of ``splits`` (verified by git blob id)."""
+    unknown = sorted(set(splits) - set(SPLITS))
+    if unknown:
+        raise ValueError(f"SGD has no split {unknown[0]!r}; choose from {', '.join(SPLITS)}")
+    return [Source(REPO, COMMIT, path, git_blob=blob) for path, blob in FILES.items() if path.split("/")[0] in splits]
+
+
+def upstream_files(splits=SPLITS, data_dir: str | os.PathLike | None = None) -> dict[str, ResolvedFile]:
+    """The pinned files of ``splits``: from ``data_dir`` (a copy of the repository), $MWZ_MIRROR,
+    the cache, or downloaded at the pinned commit and checked against their git blob ids."""
+    return resolve(sources(splits), data_dir=data_dir, verify_local=True)
+
 
 class SGDFormatError(ValueError):
     """A file that is not SGD in either form; the message names the file and the dialogue."""

@@ -284,3 +284,69 @@ def test_training_takes_the_train_split_where_the_copy_has_it_and_never_test(use
         train.training_corpus(["validation", "test"])
     corpus = train.training_corpus(["validation", "validation"])
     assert corpus.split == "validation" and len(corpus.dialogues) == 1000
+
+
+def _sgd_jsonl(path, count: int = 12):
+    lines = []
+    for k in range(count):
+        turns = [
+            ["user", f"I need a table for {k} people.", []],
+            ["system", f"Sino in San Jose has one at {k} pm.", [["restaurant_name", 0, 4], ["city", 8, 16]]],
+            ["user", "Book it please.", []],
+            ["system", "Done. Anything else?", []],
+        ]
+        lines.append(json.dumps({"dialogue_id": f"1_{k:05d}", "services": ["Restaurants_2"], "turns": turns}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_an_extra_corpus_is_delexicalized_and_mixed_at_the_stated_ratio(use_mirror, tmp_path):
+    from mwz_metrics.coherence import extra, train
+
+    sgd = extra.load(f"sgd={_sgd_jsonl(tmp_path / 'sgd.jsonl')}")
+    name = "sgd:1_00003"
+    assert sgd.forms["delex"][name][1] == "[NAME] in [PLACE] has one at 3 pm."  # system turns only
+    assert sgd.forms["lex"][name][1] == "Sino in San Jose has one at 3 pm."
+    assert sgd.forms["delex"][name][0] == "I need a table for 3 people."
+    assert sgd.domains[name] == frozenset({"restaurants"})
+    corpus = train.training_corpus(["validation"])
+    plain = train.examples(corpus, 3, 1, limit=2)
+    mixed = train.examples(corpus, 3, 1, limit=2, extra=sgd, ratio=0.5)
+    assert mixed[: len(plain)] == plain  # MultiWOZ first, as drawn without the mix
+    added = mixed[len(plain) :]
+    positives = [e for e in added if e[2] == 1.0]
+    assert len(positives) == len(added) // 2 and len(positives) >= len(plain) // 4  # >= half the pairs, whole sessions
+    assert all("Sino" in a + b or "[NAME]" in a + b or "Book it" in a + b or "Done" in a + b for a, b, _ in positives)
+    assert train.examples(corpus, 3, 1, limit=2, extra=sgd, ratio=0.5) == mixed  # seeded
+    with pytest.raises(ValueError, match="no --corpus was given"):
+        train.examples(corpus, 3, 1, limit=2, ratio=0.5)
+    with pytest.raises(ValueError, match="unknown corpus 'dailydialog'"):
+        extra.load("dailydialog=x.json")
+
+
+def test_a_mixed_stage_resumes_from_the_shipped_recipe_and_records_its_corpus(use_mirror, tmp_path):
+    pytest.importorskip("torch")
+    from mwz_metrics.coherence import extra, train
+
+    sgd = extra.load(f"sgd={_sgd_jsonl(tmp_path / 'sgd.jsonl')}")
+    corpus = train.training_corpus(["validation"])
+    stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5, extra=1.0))
+    first, first_meta = train.train_stages(corpus, stages[:1], limit=3, max_steps=2)
+    train.save(tmp_path / "first.npz", first, first_meta)
+    resumed, meta = train.train_stages(corpus, stages, resume=tmp_path / "first.npz", limit=3, max_steps=2, extra=sgd)
+    assert meta["extra_sgd_sha256"] == sgd.sha256
+    assert train.stages_of(meta) == list(stages)
+    assert "sgd" in train.RECIPES and train.RECIPES["sgd"][: len(train.RECIPE)] == train.RECIPE
+
+
+def test_sgd_upstream_files_are_pinned_by_git_blob():
+    from mwz_datasets import sgd
+
+    sources = sgd.sources()
+    assert len(sources) == 181 and all(s.git_blob and len(s.git_blob) == 40 for s in sources)
+    assert {s.commit for s in sources} == {sgd.COMMIT}
+    assert sources[0].url.startswith(f"https://raw.githubusercontent.com/{sgd.REPO}/{sgd.COMMIT}/")
+    assert [s.path for s in sgd.sources(["dev"])][:2] == ["dev/dialogues_001.json", "dev/dialogues_002.json"]
+    with pytest.raises(ValueError, match="SGD has no split 'validation'"):
+        sgd.sources(["validation"])
+    assert sgd.delexicalize("Sino is at 5 pm", [("time", 11, 15), ("restaurant_name", 0, 4)]) == "[NAME] is at [TIME]"

@@ -195,3 +195,117 @@ def test_schema_error_shows_an_excerpt_not_the_input(tmp_path, mirror):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "schema error" in out.stderr and "entry:" in out.stderr and "characters)" in out.stderr
     assert len(out.stderr) < 1000 < path.stat().st_size
+
+
+def test_two_processes_give_the_floats_of_one(use_mirror_module, monkeypatch):
+    from mwz_metrics.dstc9 import parallel
+
+    entry = json.loads(shared_path("data", "dstc9", "results", "team03", "entry2.json").read_text())
+    monkeypatch.setattr(parallel, "_cores", lambda: 2)
+    assert parallel.two_processes(len(entry))
+    forked = score_split(entry, "test")
+    monkeypatch.setenv(parallel.PROCESSES_ENV, "1")
+    assert not parallel.two_processes(len(entry))
+    alone = score_split(entry, "test")
+    forked.pop("signature"), alone.pop("signature")
+    assert forked == alone  # exactly: the same code on the same pairs, summed in one order
+
+
+def test_a_failed_child_leaves_the_parent_to_do_its_half(monkeypatch):
+    from mwz_metrics.dstc9 import parallel
+
+    monkeypatch.setattr(parallel, "_cores", lambda: 2)
+    parent = __import__("os").getpid()
+
+    def square(x: int) -> int:
+        if __import__("os").getpid() != parent:
+            raise RuntimeError("the child fails")
+        return x * x
+
+    assert parallel.map_halves(square, list(range(500))) == [x * x for x in range(500)]
+    merged = []
+    assert parallel.map_halves(lambda x: -x, list(range(500)), child_state=lambda: "state", merge_state=merged.append)
+    assert merged == ["state"]
+
+
+def test_common_skeleton_keys_refine_the_full_skeleton_and_keep_verdicts(use_mirror_module):
+    """Equal fast keys must mean equal full skeletons (so equal verdicts) on every shared entry
+    and on instances made to fail the schema."""
+    import glob
+
+    from mwz_datasets.dstc9_files import load_split
+    from mwz_metrics.dstc9.validation import _common_key, _skeleton, _validator
+
+    full_of: dict = {}
+    for path in sorted(glob.glob(str(shared_path("data", "dstc9", "results") / "*" / "entry[0-9].json"))):
+        for item in json.loads(open(path, encoding="utf-8").read()):
+            key = _common_key(item)
+            assert key is not None  # every shared entry takes the fast path
+            assert full_of.setdefault(key, _skeleton(item)[0]) == _skeleton(item)[0]
+    ref = {"domain": "hotel", "entity_id": 1, "doc_id": 2}
+    odd = [
+        {"target": True, "knowledge": [], "response": "x"},
+        {"target": True, "knowledge": [ref], "response": ""},
+        {"target": True, "knowledge": [{**ref, "domain": "spa"}], "response": "x"},
+        {"target": True, "knowledge": [{**ref, "entity_id": "7"}], "response": "x"},
+        {"target": True, "knowledge": [{**ref, "entity_id": "*"}], "response": "x"},
+        {"target": True, "knowledge": [{**ref, "doc_id": True}], "response": "x"},
+        {"target": True, "knowledge": [{**ref, "doc_id": 2.0}], "response": "x"},
+        {"target": True, "knowledge": [{**ref, "prob": 0.5}], "response": "x", "score": 1},
+        {"target": True, "knowledge": [ref], "response": "x", "extra": [1]},
+        {"target": False, "score": 0.1},
+        {"target": "yes"},
+    ]
+    validator = _validator(load_split("test").schema)
+    for item in odd:
+        key = _common_key(item)
+        if key is not None:
+            twin = json.loads(json.dumps(item).replace('"x"', '"another"').replace("0.5", "0.25"))
+            assert _common_key(twin) == key and validator.is_valid([twin]) == validator.is_valid([item])
+    verdicts = {json.dumps(item): validator.is_valid([item]) for item in odd}
+    # valid: the "*" entity, a float doc_id (2.0 is an integer to JSON Schema), unnamed fields, a non-target
+    assert sum(verdicts.values()) == 5
+
+
+def test_a_second_run_needs_neither_jsonschema_nor_wordnet_files(tmp_path, mirror):
+    import subprocess
+    import sys
+
+    entry = shared_path("data", "dstc9", "results", "team01", "entry0.json")
+    code = (
+        "import json, sys\n"
+        "from mwz_metrics.dstc9 import score_split, official_view\n"
+        "from mwz_metrics.dstc9.scorer import default_scorer\n"
+        f"scores = official_view(score_split(json.load(open({str(entry)!r})), 'test'))\n"
+        "scorer = default_scorer()\n"
+        "print(json.dumps({'scores': scores, 'jsonschema': 'jsonschema' in sys.modules,\n"
+        "    'wordnet_opened': bool(scorer.wordnet._index), 'new_stems': len(scorer.stem.memo.added)}))\n"
+    )
+    env = {**__import__("os").environ, "MWZ_CACHE": str(tmp_path / "cache"), "MWZ_MIRROR": str(mirror)}
+
+    def run() -> dict:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    cold, warm = run(), run()
+    assert cold["jsonschema"] and cold["wordnet_opened"] and cold["new_stems"] > 1000
+    assert not warm["jsonschema"] and not warm["wordnet_opened"] and warm["new_stems"] == 0
+    assert warm["scores"] == cold["scores"]
+
+
+def test_wordnet_entries_are_found_by_byte_offset_as_by_line():
+    import bisect
+
+    from mwz_metrics.dstc9.wordnet import _find_entry, locate
+
+    files = locate()
+    raw = files.read("index.adv")
+    lines = [line for line in raw.split(b"\n") if line and not line.startswith(b" ")]
+    keys = [line.split(b" ", 1)[0] for line in lines]
+    probes = keys + [k + b"z" for k in keys[::7]] + [k[:-1] for k in keys[::5]] + [b"", b"0", b"~"]
+    mapped = files.open("index.adv")
+    for word in probes:
+        at = bisect.bisect_left(keys, word)
+        expected = lines[at] if at < len(keys) and keys[at] == word else None
+        assert _find_entry(mapped, word) == expected == _find_entry(raw, word)

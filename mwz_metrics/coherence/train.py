@@ -37,6 +37,8 @@ import numpy as np
 
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence import model as cmodel
+from mwz_metrics.coherence.extra import ExtraCorpus
+from mwz_metrics.coherence.extra import load as load_extra
 from mwz_metrics.coherence.negatives import NegativeSampler, dialogue_domains
 
 logger = logging.getLogger("mwz_metrics.coherence.train")
@@ -70,6 +72,7 @@ class Stage:
     epochs: int
     lr_scale: float = 1.0
     average: bool = False  # store the mean of the weights the stage started from and ended at
+    extra: float = 0.0  # pairs of the extra corpus (--corpus) per MultiWOZ pair, each epoch
 
 
 # The shipped adapter: 10 epochs, then 8 more on fresh negatives at half the learning rate,
@@ -78,6 +81,12 @@ class Stage:
 # closer to mintl (gap 2.44 -> 1.70); the mean is at least as good as the first stage on every
 # probe (AUC 0.894 / 0.868, gaps mintl 2.50, galaxy-policy 3.37).
 RECIPE: tuple[Stage, ...] = (Stage(SEED, EPOCHS), Stage(SEED + 1, 8, 0.5, average=True))
+# The experiment of issue 27: the shipped recipe, then one epoch of MultiWOZ validation with
+# four times as many SGD pairs beside it (about 67,000 positives), at half the learning rate.
+RECIPES: dict[str, tuple[Stage, ...]] = {
+    "validation": RECIPE,
+    "sgd": RECIPE + (Stage(SEED + 2, 1, 0.5, extra=4.0),),
+}
 
 
 TRAINING_SPLITS = ("validation", "train")  # never test: test is what the metric is reported on
@@ -108,8 +117,17 @@ def session_texts(corpus: cdata.Corpus, *, delexicalized: bool) -> dict[str, lis
     }
 
 
-def examples(corpus: cdata.Corpus, seed: int, epochs: int, limit: int | None = None) -> list[tuple[str, str, float]]:
-    """(first, second, label) examples, role-prefixed, one negative per positive and epoch."""
+def examples(
+    corpus: cdata.Corpus,
+    seed: int,
+    epochs: int,
+    limit: int | None = None,
+    *,
+    extra: ExtraCorpus | None = None,
+    ratio: float = 0.0,
+) -> list[tuple[str, str, float]]:
+    """(first, second, label) examples, role-prefixed, one negative per positive and epoch; each
+    epoch's MultiWOZ pairs are followed by ``ratio`` times as many pairs of ``extra``."""
     forms = {
         "delex": session_texts(corpus, delexicalized=True),
         "lex": session_texts(corpus, delexicalized=False),
@@ -117,19 +135,34 @@ def examples(corpus: cdata.Corpus, seed: int, epochs: int, limit: int | None = N
     domains = {name: dialogue_domains(turns) for name, turns in corpus.dialogues.items()}
     samplers = {form: NegativeSampler(sessions, domains) for form, sessions in forms.items()}
     names = sorted(corpus.dialogues)[:limit] if limit else sorted(corpus.dialogues)
+    plan: list[list[str]] = [[] for _ in range(epochs)]
+    if ratio > 0:
+        if extra is None:
+            raise ValueError(f"a stage mixes in {ratio:g} extra pairs per MultiWOZ pair, but no --corpus was given")
+        per_epoch = round(ratio * sum(len(forms["delex"][name]) - 1 for name in names))
+        plan = extra.schedule(seed, epochs, per_epoch)
+        extra_samplers = {form: NegativeSampler(sessions, extra.domains) for form, sessions in extra.forms.items()}
     rng = random.Random(seed)
     out: list[tuple[str, str, float]] = []
-    for _epoch in range(epochs):
-        for name in names:
-            for position in range(1, len(forms["delex"][name])):
-                form = "delex" if rng.random() < DELEX_SHARE else "lex"
-                turns = forms[form][name]
-                user_first = position % 2 == 1
-                first = cmodel.pair_text(turns[position - 1], user_first)
-                out.append((first, cmodel.pair_text(turns[position], not user_first), 1.0))
-                _kind, negative = samplers[form].sample(name, position, rng)
-                out.append((first, cmodel.pair_text(negative, not user_first), 0.0))
+    for epoch in range(epochs):
+        _pairs(out, names, forms, samplers, rng)
+        if plan[epoch]:
+            assert extra is not None
+            _pairs(out, plan[epoch], extra.forms, extra_samplers, rng)
     return out
+
+
+def _pairs(out: list, names: Sequence[str], forms: dict, samplers: dict, rng: random.Random) -> None:
+    """Append each adjacent pair of the ``names`` sessions and one sampled negative of it."""
+    for name in names:
+        for position in range(1, len(forms["delex"][name])):
+            form = "delex" if rng.random() < DELEX_SHARE else "lex"
+            turns = forms[form][name]
+            user_first = position % 2 == 1
+            first = cmodel.pair_text(turns[position - 1], user_first)
+            out.append((first, cmodel.pair_text(turns[position], not user_first), 1.0))
+            _kind, negative = samplers[form].sample(name, position, rng)
+            out.append((first, cmodel.pair_text(negative, not user_first), 0.0))
 
 
 def batches(items: list[tuple[str, str, float]], rng: random.Random) -> list[list[int]]:
@@ -195,6 +228,8 @@ def train(
     max_steps: int | None = None,
     lr_scale: float = 1.0,
     init: dict[str, np.ndarray] | None = None,
+    extra: ExtraCorpus | None = None,
+    ratio: float = 0.0,
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Train adapters and output layer for one stage (from ``init``, an earlier stage's arrays,
     where given); returns the arrays to store and the training metadata."""
@@ -209,7 +244,7 @@ def train(
     adapters, full, output = cmodel.build_trainable(base, rank=RANK, full_layers=FULL_LAYERS, lora_layers=LORA_LAYERS)
     if init is not None:
         cmodel.load_trainable(adapters, full, output, init)
-    items = examples(corpus, seed, epochs, limit)
+    items = examples(corpus, seed, epochs, limit, extra=extra, ratio=ratio)
     data_sha = training_data_sha256(items)
     order = batches(items, rng)
     if max_steps is not None:
@@ -261,11 +296,12 @@ def train(
     meta = {
         "seed": str(seed),
         "epochs": str(epochs),
-        "stages": json.dumps([asdict(Stage(seed, epochs, lr_scale))]),
+        "stages": json.dumps([asdict(Stage(seed, epochs, lr_scale, extra=ratio))]),
         "steps": str(total),
         "examples": str(len(items)),
         "training_data_sha256": data_sha,
         "training_source_sha256": str(corpus.source.get("sha256", "")),
+        **({f"extra_{extra.name}_sha256": extra.sha256} if extra is not None and ratio > 0 else {}),
         "hyper": json.dumps(
             {
                 "layers": LAYERS,
@@ -296,10 +332,16 @@ def train_stages(
     resume: Path | None = None,
     limit: int | None = None,
     max_steps: int | None = None,
+    extra: ExtraCorpus | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Run ``stages`` in order, each from the arrays the last one exported. ``resume``: an
     adapter that ran the leading stages already (checked against its metadata and the
-    checksum of its training data); only the rest are run. Returns arrays and metadata."""
+    checksum of its training data); only the rest are run. ``extra``: the corpus a stage with
+    ``extra > 0`` mixes in. Returns arrays and metadata."""
+
+    def stage_examples(stage: Stage) -> list[tuple[str, str, float]]:
+        return examples(corpus, stage.seed, stage.epochs, limit, extra=extra, ratio=stage.extra)
+
     if stages and stages[0].average:  # refused before any training, not after the first stage
         raise ValueError("the first stage has no earlier weights to average with")
     arrays: dict[str, np.ndarray] | None = None
@@ -311,11 +353,12 @@ def train_stages(
         done = stages_of(meta)
         if list(stages[: len(done)]) != done:
             raise ValueError(f"{resume} was trained in stages {done}, not the leading stages of {list(stages)}")
-        rebuilt = training_data_sha256(*(examples(corpus, s.seed, s.epochs, limit) for s in done))
+        rebuilt = training_data_sha256(*(stage_examples(s) for s in done))
         if rebuilt != meta["training_data_sha256"]:
             raise ValueError(f"{resume}: its training data checksum does not match this corpus's examples")
         seconds, steps, count = int(meta.get("train_seconds", "0")), int(meta["steps"]), int(meta["examples"])
         logger.info("resuming from %s after %d stage(s)", resume, len(done))
+    extra_meta = {k: v for k, v in meta.items() if k.startswith("extra_")}
     for stage in stages[len(done) :]:
         logger.info("stage %d of %d: %s", len(done) + 1, len(stages), stage)
         start = arrays
@@ -327,7 +370,10 @@ def train_stages(
             max_steps=max_steps,
             lr_scale=stage.lr_scale,
             init=arrays,
+            extra=extra,
+            ratio=stage.extra,
         )
+        extra_meta.update({k: v for k, v in meta.items() if k.startswith("extra_")})
         if stage.average:
             assert start is not None  # only a later stage averages (checked above)
             arrays = average_arrays(start, arrays)
@@ -344,8 +390,9 @@ def train_stages(
             "stages": json.dumps([asdict(s) for s in done]),
             "steps": str(steps),
             "examples": str(count),
-            "training_data_sha256": training_data_sha256(*(examples(corpus, s.seed, s.epochs, limit) for s in done)),
+            "training_data_sha256": training_data_sha256(*(stage_examples(s) for s in done)),
             "train_seconds": str(seconds),
+            **extra_meta,
         }
     )
     return arrays, meta
@@ -373,7 +420,15 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=PACKAGE_DIR / cmodel.ADAPTER_FILE, help="where to write it")
     parser.add_argument("--seed", type=int, help="one stage with this seed instead of RECIPE")
     parser.add_argument("--epochs", type=int, help="one stage of this many epochs instead of RECIPE")
-    parser.add_argument("--resume", type=Path, help="an adapter that ran RECIPE's leading stages: run the rest")
+    parser.add_argument("--resume", type=Path, help="an adapter that ran the recipe's leading stages: run the rest")
+    parser.add_argument(
+        "--recipe", choices=sorted(RECIPES), default="validation", help="stages to run (default: the shipped adapter's)"
+    )
+    parser.add_argument(
+        "--corpus",
+        metavar="sgd[=PATH]",
+        help="extra dialogue for stages that mix it in: SGD's JSONL or dialogues_*.json at PATH, else the pinned upstream files",
+    )
     parser.add_argument("--dialogues", type=int, help="only the first N validation dialogues (quick checks)")
     parser.add_argument("--max-steps", type=int, help="stop after N batches (quick checks)")
     parser.add_argument("--lr", type=float, help="learning rate (default LEARNING_RATE)")
@@ -399,10 +454,21 @@ def main(argv=None) -> int:
         corpus = training_corpus(args.split or ["validation"], args.data_dir)
     except ValueError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
-    stages: Sequence[Stage] = RECIPE
+    extra = None
+    if args.corpus:
+        try:
+            extra = load_extra(args.corpus, args.data_dir)
+        except (ValueError, OSError) as error:
+            parser.exit(2, f"{parser.prog}: error: {error}\n")
+    stages: Sequence[Stage] = RECIPES[args.recipe]
     if args.seed is not None or args.epochs is not None:
         stages = (Stage(SEED if args.seed is None else args.seed, EPOCHS if args.epochs is None else args.epochs),)
-    arrays, meta = train_stages(corpus, stages, resume=args.resume, limit=args.dialogues, max_steps=args.max_steps)
+    try:
+        arrays, meta = train_stages(
+            corpus, stages, resume=args.resume, limit=args.dialogues, max_steps=args.max_steps, extra=extra
+        )
+    except ValueError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
     save(args.out, arrays, meta)
     logger.info("wrote %s (%d bytes, sha256 %s)", args.out, args.out.stat().st_size, cmodel.file_sha256(args.out))
     return 0

@@ -9,25 +9,38 @@ from __future__ import annotations
 
 import math
 import sys
-from collections import Counter
+
+try:  # the C loop behind Counter.update, without a Counter's construction cost per n-gram order
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - other Pythons
+
+    def _count_elements(mapping, iterable):
+        for item in iterable:
+            mapping[item] = mapping.get(item, 0) + 1
+
 
 MAX_ORDER = 4
 
 
-def _ngram_counts(tokens: list[str], n: int) -> Counter:
-    return Counter(zip(*(tokens[k:] for k in range(n))))
+def ngram_counts(tokens: list[str], max_order: int = MAX_ORDER) -> list[dict]:
+    """n-gram counts of orders 1..``max_order`` (plain dicts: word, then n-gram tuple -> count)."""
+    counts = []
+    for n in range(1, max_order + 1):
+        order: dict = {}
+        _count_elements(order, zip(*[tokens[k:] for k in range(n)]) if n > 1 else tokens)
+        counts.append(order)
+    return counts
 
 
-def ngram_counts(tokens: list[str], max_order: int = MAX_ORDER) -> list[Counter]:
-    """n-gram counts of orders 1..``max_order``."""
-    return [_ngram_counts(tokens, n) for n in range(1, max_order + 1)]
-
-
-def precision_counts(ref_counts: list[Counter], hyp_counts: list[Counter]) -> list[tuple[int, int]]:
+def precision_counts(ref_counts: list[dict], hyp_counts: list[dict]) -> list[tuple[int, int]]:
     """(clipped matches, hypothesis n-gram count or 1) for each order."""
     result = []
     for hyp, ref in zip(hyp_counts, ref_counts):
-        matches = sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref)
+        matches = 0
+        for gram, count in hyp.items():
+            found = ref.get(gram)
+            if found:
+                matches += count if count < found else found
         result.append((matches, max(1, sum(hyp.values()))))
     return result
 

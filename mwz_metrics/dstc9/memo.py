@@ -25,6 +25,7 @@ class PersistentMemo:
         self.path: Path = cache_root() / "derived" / f"dstc9-{name}.json"
         self.kind = f"dstc9-{name}"
         self.values: dict[str, Any] = {}
+        self.added: dict[str, Any] = {}  # computed by this process (a forked scorer sends them back)
         self.dirty = False
         if not cache.disabled():
             found, values = cache.read(self.path, self.kind, None)
@@ -37,9 +38,16 @@ class PersistentMemo:
         """The memoized value of ``key``, computed (and kept for the next save) on a miss."""
         if key in self.values:
             return self.values[key]
-        value = self.values[key] = compute(key)
+        value = self.values[key] = self.added[key] = compute(key)
         self.dirty = True
         return value
+
+    def merge(self, added: dict[str, Any]) -> None:
+        """Take in values another process computed (:attr:`added` of a forked copy)."""
+        for key, value in added.items():
+            if key not in self.values:
+                self.values[key] = value
+                self.dirty = True
 
     def save(self) -> None:
         """Write the memo if it gained values (atomically; a failure only costs speed next time)."""

@@ -11,6 +11,7 @@ Later nltk versions changed the function; this keeps the 3.5 behaviour.
 from __future__ import annotations
 
 from mwz_metrics.dstc9 import porter
+from mwz_metrics.dstc9.memo import PersistentMemo
 from mwz_metrics.dstc9.wordnet import WordNet
 
 ALPHA, BETA, GAMMA = 0.9, 3, 0.5
@@ -21,9 +22,26 @@ class Stemmer:
 
     version = porter.VERSION
 
+    def __init__(self, memo: PersistentMemo | None = None) -> None:
+        # stems kept between runs (:meth:`save`): most words of a new entry were seen before
+        self.memo = memo if memo is not None else PersistentMemo(f"porter-stems-{porter.VERSION}")
+        self.stems: dict[str, str] = self.memo.values
+
     def __call__(self, word: str) -> str:
         """The Porter stem of ``word``."""
-        return porter.stem(word)
+        found = self.stems.get(word)
+        if found is None:
+            found = self.memo.get(word, porter.stem)
+        return found
+
+    def save(self) -> None:
+        """Keep the stems computed so far for the next run."""
+        self.memo.save()
+
+    def many(self, items: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """``(position, stem)`` of ``(position, word)`` items."""
+        stems = self.stems
+        return [(i, stems.get(w) or self(w)) for i, w in items]
 
 
 def _match(hyp: list[tuple[int, str]], ref: list[tuple[int, str]], pairs: list) -> None:
@@ -69,9 +87,10 @@ def meteor(reference_tokens: list[str], hypothesis_tokens: list[str], stem: Stem
     _match(hyp, ref, exact)
     # Stem stage on copies: hyp/ref keep the stem-matched words (nltk 3.5).
     stemmed: list[tuple[int, int]] = []
-    _match([(i, stem(w)) for i, w in hyp], [(j, stem(w)) for j, w in ref], stemmed)
+    if hyp and ref:
+        _match(stem.many(hyp), stem.many(ref), stemmed)
     synonyms: list[tuple[int, int]] = []
-    for i in range(len(hyp) - 1, -1, -1):
+    for i in range(len(hyp) - 1, -1, -1) if ref else ():
         names = wordnet.synonyms(hyp[i][1])
         for j in range(len(ref) - 1, -1, -1):
             if ref[j][1] in names:

@@ -23,6 +23,7 @@ from mwz_metrics.dstc9 import wordnet as wordnet_module
 from mwz_metrics.dstc9.bleu import bleu_from_counts, ngram_counts, precision_counts
 from mwz_metrics.dstc9.meteor import Stemmer, meteor
 from mwz_metrics.dstc9.normalize import normalize_text
+from mwz_metrics.dstc9.parallel import map_halves
 from mwz_metrics.dstc9.rouge import rouge_from_tokens
 from mwz_metrics.dstc9.validation import EntryError, validate_knowledge, validate_schema, validate_structure
 from mwz_plugins.progress import progress
@@ -99,6 +100,24 @@ class Scorer:
         scores.extend((rouge[0], rouge[1], rouge[2]) if rouge is not None else (0.0, 0.0, 0.0))
         return scores, rouge is None
 
+    def _generations(self, entry: Sequence[Mapping], labels: Sequence[Mapping]) -> list[tuple[list[float], bool]]:
+        """:meth:`generation` of every pair both sides mark as a target, in order (two processes
+        where a second core is free: the same floats, see :mod:`.parallel`)."""
+        pairs = [
+            (ref["response"], hyp["response"])
+            for ref, hyp in zip(labels, entry)
+            if ref["target"] is True and hyp["target"] is True
+        ]
+        memos = (self.wordnet.memo, self.stem.memo)
+
+        def merge(added: list[dict]) -> None:
+            for memo, values in zip(memos, added):
+                memo.merge(values)
+
+        return map_halves(
+            lambda pair: self.generation(*pair), pairs, child_state=lambda: [m.added for m in memos], merge_state=merge
+        )
+
     def score(
         self,
         entry: Sequence[Mapping],
@@ -117,6 +136,7 @@ class Scorer:
             raise EntryError(f"the entry has {len(entry)} instances but the labels have {len(labels)}")
         if knowledge is not None:
             validate_knowledge(entry, knowledge)
+        generations = iter(self._generations(entry, labels))
         total = _Sums()
         subsets: dict[str, _Sums] = {}
         empty_rouge = extra_fields = 0
@@ -136,7 +156,7 @@ class Scorer:
                         1.0 if relevance[:1] == [True] else 0.0,
                         1.0 if rank else 0.0,
                     )
-                    generation, undefined = self.generation(ref["response"], hyp["response"])
+                    generation, undefined = next(generations)
                     empty_rouge += undefined
                     for s in sums:
                         s.add(selection, generation)
@@ -165,7 +185,8 @@ class Scorer:
         }
         if empty_rouge:
             logger.warning("%d pair(s) with an empty normalized response or reference got ROUGE 0", empty_rouge)
-        self.wordnet.save()  # synonyms of new words, for the next run
+        self.wordnet.save()  # synonyms and stems of new words, for the next run
+        self.stem.save()
         return result
 
     def options(self) -> dict:

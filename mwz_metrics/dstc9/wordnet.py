@@ -13,15 +13,16 @@ nltk's ``lexnames`` file. Located, in order:
 
 from __future__ import annotations
 
-import bisect
 import functools
 import hashlib
 import logging
+import mmap
 import os
 import re
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +91,13 @@ class _Files:
         with zipfile.ZipFile(self.location) as archive:
             return archive.read(self.member_prefix + name)
 
+    def open(self, name: str):
+        """The file's bytes, mapped where it is a file of its own (read lazily by the OS)."""
+        if self.member_prefix is not None:
+            return self.read(name)
+        with open(self.location / name, "rb") as handle:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
     def describe(self) -> str:
         return str(self.location) + (f"!{self.member_prefix}" if self.member_prefix else "")
 
@@ -122,45 +130,84 @@ def locate() -> _Files:
     )
 
 
+def _find_entry(index, wanted: bytes) -> bytes | None:
+    """The line of ``index`` (bytes or a mapped file) whose first field is ``wanted``, by binary
+    search over byte offsets: WordNet sorts its index by lemma (nltk searches it so too) and
+    starts it with licence lines that begin with a space."""
+    low, high = 0, len(index)
+    while low < high:
+        middle = (low + high) // 2
+        start = index.rfind(b"\n", 0, middle) + 1
+        end = index.find(b"\n", start)
+        end = len(index) if end < 0 else end
+        line = index[start:end]
+        if not line or line.startswith(b" "):  # the licence header, or an empty last line
+            low = end + 1
+            continue
+        key = line.split(b" ", 1)[0]
+        if key == wanted:
+            return line
+        if key < wanted:
+            low = end + 1
+        else:
+            high = start
+    return None
+
+
+def _content_sha256(files: _Files) -> str:
+    digest = hashlib.sha256()
+    for suffix in _POS_FILES.values():
+        for name in (f"index.{suffix}", f"data.{suffix}", f"{suffix}.exc"):
+            digest.update(files.read(name))
+    return digest.hexdigest()
+
+
+def _identity(files: _Files) -> str:
+    """sha256 of the files the synonyms come from, hashed once per (path, size, mtime) of them
+    and then read from the cache: a run whose words the memo holds opens no WordNet file."""
+    from mwz_metrics.multiwoz import cache
+
+    names = (
+        [f"{kind}.{suffix}" for suffix in _POS_FILES.values() for kind in ("index", "data")]
+        + [f"{suffix}.exc" for suffix in _POS_FILES.values()]
+        if files.member_prefix is None
+        else [""]
+    )
+    stats = []
+    for name in names:
+        status = (files.location / name if name else files.location).stat()
+        stats.append(f"{name}:{status.st_size}:{status.st_mtime_ns}")
+    return cache.cached("dstc9-wordnet-identity", [files.describe(), *stats], lambda: _content_sha256(files))
+
+
 class WordNet:
     """Lemma-name synonyms of a word, as nltk 3.5's ``wordnet.synsets`` yields them."""
 
     def __init__(self, files: _Files):
         self.location = files.describe()
-        self._lines: dict[str, list[bytes]] = {}  # per POS, the index file's entry lines (sorted)
         self._offsets: dict[tuple[str, str], list[int] | None] = {}
         self._exceptions: dict[str, dict[str, list[str]]] = {}
         self.lookups = 0  # index entries looked up (0 in a run the synonym memo fully serves)
-        self._data: dict[str, bytes] = {}
-        digest = hashlib.sha256()
-        self._raw: dict[str, tuple[bytes, bytes]] = {}
-        for pos, suffix in _POS_FILES.items():
-            index = files.read(f"index.{suffix}")
-            data = files.read(f"data.{suffix}")
-            exc = files.read(f"{suffix}.exc")
-            for blob in (index, data, exc):
-                digest.update(blob)
-            self._data[pos] = data
-            self._raw[pos] = (index, exc)
-        self.sha256 = digest.hexdigest()
+        self._files = files
+        # per POS: the index and data files, opened (mapped) on the first word the memo lacks
+        self._index: dict[str, Any] = {}
+        self._data: dict[str, Any] = {}
+        self.sha256 = _identity(files)
         self._synonyms: dict[str, frozenset[str]] = {}
         from mwz_metrics.dstc9.memo import PersistentMemo
 
         # Synonyms persist between runs: a warm run never parses the index files (a second).
         self.memo = PersistentMemo(f"wordnet-synonyms-{self.sha256[:16]}")
 
-    def _entries(self, pos: str) -> list[bytes]:
-        """The index file's entry lines: WordNet sorts them by lemma, so a lookup is a binary search
-        (as nltk's is) and no file is parsed whole."""
-        lines = self._lines.get(pos)
-        if lines is None:
-            index, exc = self._raw[pos]
-            lines = [line for line in index.split(b"\n") if line and not line.startswith(b" ")]
-            self._lines[pos] = lines
-            self._exceptions[pos] = {
-                terms[0]: terms[1:] for terms in (line.split() for line in exc.decode("utf-8").splitlines()) if terms
-            }
-        return lines
+    def _open(self, pos: str) -> None:
+        """Map the POS's index and data files (no file is read whole) and parse its exceptions."""
+        if pos in self._index:
+            return
+        suffix = _POS_FILES[pos]
+        self._index[pos] = self._files.open(f"index.{suffix}")
+        self._data[pos] = self._files.open(f"data.{suffix}")
+        exc = self._files.read(f"{suffix}.exc").decode("utf-8")
+        self._exceptions[pos] = {terms[0]: terms[1:] for terms in (line.split() for line in exc.splitlines()) if terms}
 
     def offsets(self, lemma: str, pos: str) -> list[int] | None:
         """The synset offsets of ``lemma`` as ``pos`` (None if WordNet has no such entry)."""
@@ -168,12 +215,11 @@ class WordNet:
         if key in self._offsets:
             return self._offsets[key]
         self.lookups += 1
-        lines = self._entries(pos)
-        wanted = lemma.encode("utf-8")
-        at = bisect.bisect_left(lines, wanted, key=lambda line: line.split(b" ", 1)[0])
+        self._open(pos)
+        line = _find_entry(self._index[pos], lemma.encode("utf-8"))
         found = None
-        if at < len(lines) and lines[at].split(b" ", 1)[0] == wanted:
-            fields = lines[at].decode("utf-8").split()
+        if line is not None:
+            fields = line.decode("utf-8").split()
             try:
                 n_synsets, n_pointers = int(fields[2]), int(fields[3])
                 start = 4 + n_pointers + 2  # skip pointers, sense count, tagsense count
@@ -196,7 +242,7 @@ class WordNet:
                     found.append(f)
             return found
 
-        self._entries(pos)  # loads the exceptions too
+        self._open(pos)
         exceptions = self._exceptions[pos]
         if form in exceptions:
             return filter_forms([form] + exceptions[form])
@@ -212,6 +258,7 @@ class WordNet:
         return []
 
     def _lemma_names(self, pos: str, offset: int) -> list[str]:
+        self._open(pos)
         data = self._data[pos]
         end = data.find(b"\n", offset)
         fields = data[offset : end if end >= 0 else len(data)].split(b"|", 1)[0].split()

@@ -72,61 +72,13 @@ def _code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-# SGD slot names -> the ontology placeholder their values become (others stay words).
-SGD_PLACEHOLDERS = {
-    "restaurant_name": "NAME",
-    "hotel_name": "NAME",
-    "place_name": "NAME",
-    "attraction_name": "NAME",
-    "event_name": "NAME",
-    "phone_number": "PHONE",
-    "address": "ADDRESS",
-    "street_address": "ADDRESS",
-    "address_of_location": "ADDRESS",
-    "time": "TIME",
-    "departure_time": "TIME",
-    "leaving_time": "TIME",
-    "arrival_time": "TIME",
-    "pickup_time": "TIME",
-    "date": "DAY",
-    "city": "PLACE",
-    "location": "PLACE",
-    "from_location": "PLACE",
-    "to_location": "PLACE",
-    "from_city": "PLACE",
-    "to_city": "PLACE",
-    "origin": "PLACE",
-    "destination": "PLACE",
-    "price_range": "PRICE",
-    "price": "PRICE",
-    "total_price": "PRICE",
-    "price_per_night": "PRICE",
-    "fare": "PRICE",
-    "cuisine": "FOOD",
-    "category": "TYPE",
-    "number_of_seats": "COUNT",
-    "number_of_people": "COUNT",
-    "star_rating": "COUNT",
-    "number_of_rooms": "COUNT",
-    "rating": "COUNT",
-}
-
-
 def sgd_system_texts(path: str) -> list[str]:
     """SGD's system turns, slot spans written as ``[SLOT]`` placeholders."""
-    from mwz_datasets.sgd import iter_dialogues
+    from mwz_datasets.sgd import delexicalize, iter_dialogues
 
-    texts = []
-    for dialogue in iter_dialogues(path):
-        for speaker, text, spans in dialogue["turns"]:
-            if speaker != "system":
-                continue
-            pieces: list[str] = []
-            position = 0
-            for slot, start, end in sorted(spans, key=lambda s: s[1]):
-                if start < position or slot not in SGD_PLACEHOLDERS:
-                    continue
-                pieces.extend((text[position:start], f"[{SGD_PLACEHOLDERS[slot]}]"))
-                position = end
-            texts.append("".join(pieces) + text[position:])
-    return texts
+    return [
+        delexicalize(text, spans)
+        for dialogue in iter_dialogues(path)
+        for speaker, text, spans in dialogue["turns"]
+        if speaker == "system"
+    ]
