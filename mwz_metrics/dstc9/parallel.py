@@ -61,8 +61,8 @@ def map_halves(
         try:
             os.close(read_end)
             payload = pickle.dumps(([function(item) for item in items[half:]], child_state()), protocol=5)
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(payload)
+            with os.fdopen(write_end, "wb") as sink:
+                sink.write(payload)
             status = 0
         finally:
             os._exit(status)

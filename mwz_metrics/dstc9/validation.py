@@ -177,11 +177,12 @@ def validate_schema(entry: object, schema: Mapping, *, skeletons: bool = False) 
     groups: dict[object, list[int]] = {}
     samples: dict[object, object] = {}  # one skeleton per group
     for index, item in enumerate(entry):
-        key = _common_key(item)
-        if key is None:
+        common = _common_key(item)
+        key: object
+        if common is None:
             key, sample = _skeleton(item)
         else:
-            sample = item  # equal common keys: equal verdicts, any member stands for all
+            key, sample = common, item  # equal common keys: equal verdicts, any member stands for all
         groups.setdefault(key, []).append(index)
         samples.setdefault(key, sample)
     memo = _verdict_memo(schema)
