@@ -350,3 +350,36 @@ def test_sgd_upstream_files_are_pinned_by_git_blob():
     with pytest.raises(ValueError, match="SGD has no split 'validation'"):
         sgd.sources(["validation"])
     assert sgd.delexicalize("Sino is at 5 pm", [("time", 11, 15), ("restaurant_name", 0, 4)]) == "[NAME] is at [TIME]"
+
+
+def test_the_card_shows_each_training_mix_beside_the_shipped_adapter():
+    from mwz_metrics.coherence import card, model
+
+    def gap(value: float) -> dict:
+        return {"difference": value, "low": value - 0.5, "high": value + 0.5, "p_value": 0.001}
+
+    auc = {"random": {"roc_auc": 0.9, "negatives": 10}, "neighbour": {"roc_auc": 0.87, "negatives": 10}}
+    probes = {
+        "dialogues": 1000,
+        "gold": {"coherence": 74.3, "ci95": {"low": 73.8, "high": 74.9}},
+        "auc": auc,
+        "systems": {
+            name: {"coherence": 70.0, "ci95": {"low": 69.0, "high": 71.0}, "gold_minus_system": gap(g)}
+            for name, g in (("mintl", 3.1), ("pptod", 3.7), ("lava", 32.0))
+        },
+        "mixes": [
+            {
+                "label": "validation + 4x SGD",
+                "steps": 19764,
+                "auc": {"random": {"roc_auc": 0.9123}, "neighbour": {"roc_auc": 0.8801}},
+                "gold": 75.0,
+                "extra_corpora": {"sgd": "ab" * 32},
+                "gold_minus_closest": {"mintl": gap(2.9), "pptod": gap(3.3)},
+            }
+        ],
+    }
+    text = card.render(probes, model.default_adapter_path())
+    assert "## Training mixes tried" in text and "| gold - mintl | gold - pptod |" in text
+    assert "| shipped adapter |" in text and "| 3.10 [2.60, 3.60] | 3.70 [3.20, 4.20] |" in text
+    assert "| validation + 4x SGD | 19764 | 0.9123 | 0.8801 | 75.00 | 2.90 [2.40, 3.40] |" in text
+    assert "CC BY-SA 4.0" in text  # a mix trained on SGD names its licence

@@ -202,6 +202,18 @@ def test_two_processes_give_the_floats_of_one(use_mirror_module, monkeypatch):
 
     entry = json.loads(shared_path("data", "dstc9", "results", "team03", "entry2.json").read_text())
     monkeypatch.setattr(parallel, "_cores", lambda: 2)
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not parallel.two_processes(len(entry))  # never fork beside another thread
+    finally:
+        release.set()
+        other.join()
+    # a thread an earlier test in this worker left behind must not turn the fork off here
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
     assert parallel.two_processes(len(entry))
     forked = score_split(entry, "test")
     monkeypatch.setenv(parallel.PROCESSES_ENV, "1")
@@ -215,6 +227,7 @@ def test_a_failed_child_leaves_the_parent_to_do_its_half(monkeypatch):
     from mwz_metrics.dstc9 import parallel
 
     monkeypatch.setattr(parallel, "_cores", lambda: 2)
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
     parent = __import__("os").getpid()
 
     def square(x: int) -> int:

@@ -34,6 +34,7 @@ def _stages(meta: dict[str, str]) -> str:
     """The training stages as "seed 13, 10 epochs, lr x1.0; ..."."""
     return "; ".join(
         f"seed {stage.seed}, {stage.epochs} epochs, lr x{stage.lr_scale}"
+        + (f", {stage.extra:g} SGD pairs beside each MultiWOZ pair" if stage.extra else "")
         + (", stored as the mean of its start and end weights" if stage.average else "")
         for stage in ctrain.stages_of(meta)
     )
@@ -60,6 +61,59 @@ def _separation(probes: dict[str, Any], meta: dict[str, str]) -> list[str]:
         f" {auc['neighbour']['roc_auc']:.2f} (neighbouring turns), from {trained}.",
         "  Rank systems with it beside Inform, Success and BLEU, never alone.",
     ]
+
+
+SGD_ATTRIBUTION = (
+    "Schema-Guided Dialogue (Rastogi et al. 2020, google-research-datasets/dstc8-schema-guided-dialogue"
+    " @e852981), CC BY-SA 4.0"
+)
+
+
+def _data_lines(meta: dict[str, str]) -> list[str]:
+    """What the adapter was trained on (and the licence of anything beside MultiWOZ)."""
+    lines = ["- Data: MultiWOZ 2.1 **validation** dialogues (never test: test is what the metric is reported on)."]
+    if "extra_sgd_sha256" in meta:
+        lines += [
+            f"  Beside them, in the stages that say so below: {SGD_ATTRIBUTION}; this model saw it, system turns",
+            f"  delexicalized from SGD's slot spans (files read: sha256 `{meta['extra_sgd_sha256']}`).",
+        ]
+    return lines
+
+
+def _mix_lines(probes: dict[str, Any], meta: dict[str, str]) -> list[str]:
+    """The table of training mixes tried: the shipped adapter's row, then each other one's."""
+    mixes = probes.get("mixes") or []
+    if not mixes:
+        return []
+    systems = probes.get("systems", {})
+    closest = list(mixes[0]["gold_minus_closest"])
+    shipped = {
+        "label": "shipped adapter",
+        "steps": meta.get("steps"),
+        "auc": probes["auc"],
+        "gold": probes["gold"]["coherence"],
+        "gold_minus_closest": {name: systems[name]["gold_minus_system"] for name in closest if name in systems},
+    }
+    lines = [
+        "",
+        "## Training mixes tried (the same probes on the same dialogues)",
+        "",
+        "| mix | steps | AUC random | AUC neighbouring | gold | "
+        + " | ".join(f"gold - {name}" for name in closest)
+        + " |",
+        "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in closest) + " |",
+    ]
+    for row in [shipped, *mixes]:
+        gaps = " | ".join(
+            f"{row['gold_minus_closest'][n]['difference']:.2f} {_ci(row['gold_minus_closest'][n])}" for n in closest
+        )
+        lines.append(
+            f"| {row['label']} | {row['steps']} | {row['auc']['random']['roc_auc']:.4f} |"
+            f" {row['auc']['neighbour']['roc_auc']:.4f} | {row['gold']:.2f} | {gaps} |"
+        )
+    if any(row.get("extra_corpora", {}).get("sgd") for row in mixes):
+        lines += ["", f"SGD rows: {SGD_ATTRIBUTION}."]
+    return lines
 
 
 def render(probes: dict[str, Any], adapter: Path) -> str:
@@ -103,7 +157,7 @@ def render(probes: dict[str, Any], adapter: Path) -> str:
         "",
         "## Training",
         "",
-        "- Data: MultiWOZ 2.1 **validation** dialogues only (test is what the metric is reported on).",
+        *_data_lines(meta),
         f"  {meta.get('examples')} examples, one negative per positive; checksum of the exact examples"
         f" `{meta.get('training_data_sha256')}`; source archive sha256 `{meta.get('training_source_sha256')}`.",
         "- Positives: (user_t, system_t) and (system_t, user_t+1); system turns delexicalized (2.1 `span_info`)",
@@ -146,6 +200,7 @@ def render(probes: dict[str, Any], adapter: Path) -> str:
     if "spearman" in probes:
         for key, value in probes["spearman"]["with"].items():
             lines.append(f"| Spearman with {key} ({probes['spearman']['systems']} systems) | {value:.3f} |")
+    lines += _mix_lines(probes, meta)
     if systems:
         lines += [
             "",

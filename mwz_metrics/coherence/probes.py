@@ -13,7 +13,10 @@ Everything is scored through :mod:`mwz_metrics.coherence.api`, the code behind
 - degenerate systems built from the test set (:data:`~.negatives.DEGENERATES`);
 - placeholder invariance: one system rewritten in three placeholder styles;
 - optionally, Spearman's rank correlation of the systems' coherence with BLEU and
-  Success from a ``mwz compare --format json`` file.
+  Success from a ``mwz compare --format json`` file;
+- optionally (``--mix LABEL=ADAPTER``), other adapters trained on other data mixes: their
+  AUCs, gold score and gaps to the systems closest to gold, on the same dialogues, so the
+  card shows what each mix did.
 """
 
 from __future__ import annotations
@@ -246,6 +249,43 @@ def run(
     return result
 
 
+CLOSEST = 3  # systems nearest to gold whose gaps a mix row repeats
+
+
+def mix_row(label: str, adapter: Path, systems: dict[str, Any], predictions_dir: Path, *, ids, data_dir) -> dict:
+    """The probes that decide between training mixes, under another adapter: AUCs, gold, and
+    gold minus each of the CLOSEST systems nearest to gold in ``systems`` (the main run's)."""
+    from mwz_metrics.coherence.model import PairClassifier
+    from mwz_metrics.coherence.report import paired_difference
+    from mwz_metrics.coherence.scorer import CoherenceScorer
+    from mwz_metrics.coherence.train import read_adapter
+
+    scorer = CoherenceScorer(PairClassifier(adapter))
+    corpus = cdata.load_corpus("test", data_dir)
+    chosen = set(ids) if ids else None
+    gold = api.score_gold(scorer=scorer, delexicalized=True, ids=ids, data_dir=data_dir)
+    closest = sorted(systems, key=lambda name: systems[name]["gold_minus_system"]["difference"])[:CLOSEST]
+    gaps = {}
+    for name in closest:
+        with open(predictions_dir / f"{name}.json", encoding="utf-8") as f:
+            predictions = json.load(f)
+        if chosen is not None:
+            predictions = {k: v for k, v in predictions.items() if cdata.dialogue_id(k) in chosen}
+        scored = api.score_predictions(predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir)
+        gaps[name] = paired_difference(scored["pair_probabilities"], gold["pair_probabilities"])
+    _, meta = read_adapter(adapter)
+    return {
+        "label": label,
+        "adapter_sha256": scorer.classifier.adapter_sha256,
+        "stages": json.loads(meta.get("stages", "[]")),
+        "steps": int(meta.get("steps", 0)),
+        "extra_corpora": {k[len("extra_") : -len("_sha256")]: v for k, v in meta.items() if k.startswith("extra_")},
+        "auc": auc_probes(scorer, corpus, ids),
+        "gold": round(gold["coherence"], 2),
+        "gold_minus_closest": gaps,
+    }
+
+
 def main(argv=None) -> int:
     """Run the probes and write them as JSON; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.probes", description=__doc__.splitlines()[0])
@@ -254,9 +294,28 @@ def main(argv=None) -> int:
     parser.add_argument("--data-dir")
     parser.add_argument("--dialogues", type=int, help="only the first N test dialogues (sorted ids)")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--mix",
+        action="append",
+        default=[],
+        metavar="LABEL=ADAPTER",
+        help="also probe an adapter trained on another data mix (AUCs, gold, closest systems)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    mixes = []
+    for spec in args.mix:
+        label, _, path = spec.partition("=")
+        if not label or not Path(path).is_file():
+            parser.error(f"--mix {spec!r}: expected LABEL=ADAPTER with an existing adapter file")
+        mixes.append((label, Path(path)))
     result = run(args.predictions, metrics=args.metrics, data_dir=args.data_dir, dialogues=args.dialogues)
+    corpus = cdata.load_corpus("test", args.data_dir)
+    ids = sorted(corpus.dialogues)[: args.dialogues] if args.dialogues else None
+    result["mixes"] = [
+        mix_row(label, path, result["systems"], args.predictions, ids=ids, data_dir=args.data_dir)
+        for label, path in mixes
+    ]
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     logger.info("wrote %s", args.out)
     return 0

@@ -5,7 +5,7 @@ few milliseconds and inherits everything loaded (WordNet, caches), so the child 
 second half while the parent scores the first. Results come back in input order and are
 the very floats a single process computes (the same code on the same inputs); sums are then
 taken in one fixed order by the caller. Where ``os.fork`` is missing, one core is available,
-the work is small or the child fails, the parent does it all.
+other threads run, the work is small or the child fails, the parent does it all.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -36,7 +37,9 @@ def two_processes(count: int) -> bool:
     """Whether ``count`` items are worth splitting with a forked child on this machine."""
     if os.environ.get(PROCESSES_ENV, "").strip() == "1" or not hasattr(os, "fork"):
         return False
-    return count >= MINIMUM_ITEMS and _cores() >= 2
+    # A process with other threads (a notebook, a server) is not forked: a lock one of them
+    # holds would stay locked in the child.
+    return count >= MINIMUM_ITEMS and _cores() >= 2 and threading.active_count() == 1
 
 
 def map_halves(
