@@ -17,6 +17,14 @@ from mwz_metrics.dstc9.wordnet import WordNet
 ALPHA, BETA, GAMMA = 0.9, 3, 0.5
 
 
+def _stemmer_code() -> str:
+    """Checksum of the stemmer's code: stems kept on disk are dropped when it changes."""
+    import hashlib
+    from pathlib import Path
+
+    return hashlib.sha256(Path(porter.__file__).read_bytes()).hexdigest()[:16]
+
+
 class Stemmer:
     """nltk 3.5's Porter stemmer (NLTK_EXTENSIONS), as :mod:`.porter` writes it: no nltk import."""
 
@@ -24,7 +32,7 @@ class Stemmer:
 
     def __init__(self, memo: PersistentMemo | None = None) -> None:
         # stems kept between runs (:meth:`save`): most words of a new entry were seen before
-        self.memo = memo if memo is not None else PersistentMemo(f"porter-stems-{porter.VERSION}")
+        self.memo = memo if memo is not None else PersistentMemo(f"porter-stems-{_stemmer_code()}")
         self.stems: dict[str, str] = self.memo.values
 
     def __call__(self, word: str) -> str:
