@@ -305,6 +305,11 @@ def test_a_second_run_needs_neither_jsonschema_nor_wordnet_files(tmp_path, mirro
     assert cold["jsonschema"] and cold["wordnet_opened"] and cold["new_stems"] > 1000
     assert not warm["jsonschema"] and not warm["wordnet_opened"] and warm["new_stems"] == 0
     assert warm["scores"] == cold["scores"]
+    derived = sorted((tmp_path / "cache" / "derived").glob("dstc9-*.json"))
+    assert len(derived) == 4  # stems, synonyms, WordNet's checksum, valid schema shapes
+    for file in derived:  # valid JSON, wrong content: set aside and rebuilt, the same numbers
+        file.write_text('{"x": 1}')
+    assert run()["scores"] == cold["scores"]
 
 
 def test_wordnet_entries_are_found_by_byte_offset_as_by_line():
