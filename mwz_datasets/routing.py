@@ -15,7 +15,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mwz_plugins import get_registry
 from mwz_plugins.routing import route
 
 if TYPE_CHECKING:
@@ -26,6 +25,8 @@ TESTED_DATASETS = ((4, 0), (6, 0))  # [min, max) of datasets versions this wrapp
 
 def builder_class(name: str) -> type[datasets.DatasetBuilder]:
     """The builder class registered under ``name``."""
+    from mwz_plugins.manager import get_registry  # the plugin manager, only when a name is resolved
+
     entry = get_registry().datasets[name]
     module_name, _, class_name = entry.builder.partition(":")
     return getattr(importlib.import_module(module_name), class_name)
@@ -50,6 +51,8 @@ def _make_factory(original):
     import datasets.load
 
     def factory(path, *args, **kwargs):
+        from mwz_plugins.manager import get_registry
+
         if isinstance(path, str) and path in get_registry().datasets:
             cls = builder_class(path)
             return datasets.load.DatasetModule(

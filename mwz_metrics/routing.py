@@ -12,7 +12,6 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from mwz_plugins import get_registry
 from mwz_plugins.routing import route
 
 TESTED_EVALUATE = ((0, 4), (0, 5))
@@ -20,6 +19,8 @@ TESTED_EVALUATE = ((0, 4), (0, 5))
 
 def script_path(name: str) -> Path:
     """The module script registered under ``name``."""
+    from mwz_plugins.manager import get_registry  # the plugin manager, only when a name is resolved
+
     entry = get_registry().metrics[name]
     path = Path(str(resources.files(entry.package).joinpath(entry.script)))
     if not path.is_file():
@@ -31,6 +32,8 @@ def _make_factory(original):
     import evaluate.loading
 
     def factory(path, *args, **kwargs):
+        from mwz_plugins.manager import get_registry
+
         if isinstance(path, str) and path in get_registry().metrics:
             module_type = kwargs.get("module_type") or (args[0] if args else None) or "metrics"
             local = evaluate.loading.LocalEvaluationModuleFactory(

@@ -17,8 +17,6 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mwz_plugins import get_registry
-from mwz_plugins.manager import plugin_infos
 from mwz_plugins.version import __version__
 
 PACKAGE = "mwz-eval"
@@ -132,6 +130,8 @@ class Signature:
 
 def plugin_details(styles: Iterable[str] = (), chains: Iterable[str] = ()) -> dict[str, Any]:
     """Version and owning plugin (with its distribution) of each style and normalizer chain."""
+    from mwz_plugins.manager import get_registry, plugin_infos  # a result naming no plugin loads none
+
     registry = get_registry()
     infos = plugin_infos()
 
@@ -157,11 +157,15 @@ def plugin_details(styles: Iterable[str] = (), chains: Iterable[str] = ()) -> di
 
 def describe_chain(name: str) -> str:
     """``name@version`` of a registered normalizer chain."""
+    from mwz_plugins.manager import get_registry
+
     return f"{name}@{get_registry().chains[name].version}"
 
 
 def describe_styles(names: Iterable[str]) -> list[str]:
     """``name@version`` of registered delexicalization styles."""
+    from mwz_plugins.manager import get_registry
+
     styles = get_registry().styles
     return [f"{name}@{styles[name].version}" for name in names]
 

@@ -291,7 +291,7 @@ def test_a_second_run_needs_neither_jsonschema_nor_wordnet_files(tmp_path, mirro
         "from mwz_metrics.dstc9.scorer import default_scorer\n"
         f"scores = official_view(score_split(json.load(open({str(entry)!r})), 'test'))\n"
         "scorer = default_scorer()\n"
-        "print(json.dumps({'scores': scores, 'jsonschema': 'jsonschema' in sys.modules,\n"
+        "print(json.dumps({'scores': scores, 'jsonschema': 'jsonschema' in sys.modules, 'pluggy': 'pluggy' in sys.modules,\n"
         "    'wordnet_opened': bool(scorer.wordnet._index), 'new_stems': len(scorer.stem.memo.added)}))\n"
     )
     env = {**__import__("os").environ, "MWZ_CACHE": str(tmp_path / "cache"), "MWZ_MIRROR": str(mirror)}
@@ -304,6 +304,7 @@ def test_a_second_run_needs_neither_jsonschema_nor_wordnet_files(tmp_path, mirro
     cold, warm = run(), run()
     assert cold["jsonschema"] and cold["wordnet_opened"] and cold["new_stems"] > 1000
     assert not warm["jsonschema"] and not warm["wordnet_opened"] and warm["new_stems"] == 0
+    assert not cold["pluggy"] and not warm["pluggy"]  # no plugin is named in a DSTC9 result: none loaded
     assert warm["scores"] == cold["scores"]
     derived = sorted((tmp_path / "cache" / "derived").glob("dstc9-*.json"))
     assert len(derived) == 4  # stems, synonyms, WordNet's checksum, valid schema shapes

@@ -169,3 +169,13 @@ def test_allowlist_keeps_third_party_plugins_out(installed_example_plugin):
     assert out.returncode == 0, out.stderr
     names = {row["plugin"] for row in json.loads(out.stdout)}
     assert "example" not in names and "mwz-mwz22-style" in names
+
+
+def test_the_package_re_exports_every_name_on_first_use():
+    import mwz_plugins
+
+    assert sorted(mwz_plugins.__all__) == sorted(mwz_plugins._EXPORTS)
+    for name in mwz_plugins.__all__:
+        assert getattr(mwz_plugins, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        mwz_plugins.nothing  # noqa: B018
