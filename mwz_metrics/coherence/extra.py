@@ -31,7 +31,6 @@ class ExtraCorpus:
     forms: dict[str, dict[str, list[str]]]
     domains: dict[str, frozenset[str]]
     sha256: str
-    files: tuple[str, ...]
 
     def positives(self, name: str) -> int:
         """Adjacent pairs of one session."""
@@ -70,12 +69,10 @@ def load_sgd(path: str | None, data_dir: str | None = None) -> ExtraCorpus:
     if path:
         root = Path(path)
         files = sorted(root.rglob("dialogues_*.json")) if root.is_dir() else [root]
-        sources = [str(f) for f in files]
         readers = [sgd.iter_dialogues(root)]
     else:
         resolved = sgd.upstream_files()
         files = [resolved[key].path for key in sorted(resolved)]
-        sources = [resolved[key].source.name for key in sorted(resolved)]
         readers = [sgd.iter_dialogues(f) for f in files]
     digest = hashlib.sha256()
     for file in files:
@@ -98,7 +95,7 @@ def load_sgd(path: str | None, data_dir: str | None = None) -> ExtraCorpus:
                 domains[name] = frozenset(_service_domain(s) for s in dialogue["services"])
     if not delex:
         raise ValueError(f"no SGD dialogue read from {path or 'the pinned upstream files'}")
-    return ExtraCorpus("sgd", {"delex": delex, "lex": lex}, domains, digest.hexdigest(), tuple(sources))
+    return ExtraCorpus("sgd", {"delex": delex, "lex": lex}, domains, digest.hexdigest())
 
 
 def load(spec: str, data_dir: str | None = None) -> ExtraCorpus:

@@ -10,39 +10,21 @@ from __future__ import annotations
 import math
 import sys
 
-try:  # the C loop behind Counter.update, without a Counter's construction cost per n-gram order
-    from collections import _count_elements  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - other Pythons
-
-    def _count_elements(mapping, iterable):
-        for item in iterable:
-            mapping[item] = mapping.get(item, 0) + 1
-
+from mwz_metrics.ngrams import clipped_matches, counts_by_order
 
 MAX_ORDER = 4
 
 
-def ngram_counts(tokens: list[str], max_order: int = MAX_ORDER) -> list[dict]:
-    """n-gram counts of orders 1..``max_order`` (plain dicts: word, then n-gram tuple -> count)."""
-    counts = []
-    for n in range(1, max_order + 1):
-        order: dict = {}
-        _count_elements(order, zip(*[tokens[k:] for k in range(n)]) if n > 1 else tokens)
-        counts.append(order)
-    return counts
+def ngram_counts(tokens: list[str], max_order: int = MAX_ORDER) -> tuple[dict[str, int], ...]:
+    """n-gram counts of orders 1..``max_order`` (:func:`mwz_metrics.ngrams.counts_by_order`)."""
+    return counts_by_order(tokens, max_order)
 
 
-def precision_counts(ref_counts: list[dict], hyp_counts: list[dict]) -> list[tuple[int, int]]:
+def precision_counts(
+    ref_counts: tuple[dict[str, int], ...], hyp_counts: tuple[dict[str, int], ...]
+) -> list[tuple[int, int]]:
     """(clipped matches, hypothesis n-gram count or 1) for each order."""
-    result = []
-    for hyp, ref in zip(hyp_counts, ref_counts):
-        matches = 0
-        for gram, count in hyp.items():
-            found = ref.get(gram)
-            if found:
-                matches += count if count < found else found
-        result.append((matches, max(1, sum(hyp.values()))))
-    return result
+    return [(clipped_matches(hyp, ref), max(1, sum(hyp.values()))) for hyp, ref in zip(hyp_counts, ref_counts)]
 
 
 def bleu_from_counts(counts: list[tuple[int, int]], ref_len: int, hyp_len: int) -> list[float]:

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import re
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from mwz_metrics.ngrams import clipped_matches, counts_by_order
 
 # One sacrebleu BLEU (default settings) per process; reference statistics are memoized per
 # reference string, so systems covering different dialogues (or in another order) share them.
 _SCORER: list[Any] = []
-_REFERENCE_INFO: dict[str, tuple[tuple[Counter, ...], int]] = {}
+_REFERENCE_INFO: dict[str, tuple[tuple[dict[str, int], ...], int]] = {}
 _SEGMENTS: OrderedDict[tuple, list] = OrderedDict()
 _MAX_SEGMENT_LISTS = 8
-# hypothesis -> (its n-grams per order, its length, n-grams per order) after sacrebleu's preprocessing: the same for every
+# hypothesis -> (its n-gram counts per order, its length, its n-gram total per order) after sacrebleu's preprocessing: the same for every
 # style (only the references differ), so each response is tokenized and counted once
-_HYPOTHESIS_NGRAMS: dict[str, tuple[tuple[Counter, ...], int, list[int]]] = {}
+_HYPOTHESIS_NGRAMS: dict[str, tuple[tuple[dict[str, int], ...], int, list[int]]] = {}
 _MAX_TEXTS = 200_000
 
 
@@ -62,19 +64,14 @@ def _preprocess(scorer: Any, segment: str) -> str:
     return tokenize_13a(segment.rstrip())
 
 
-def ngrams_by_order(line: str, max_order: int) -> tuple[tuple[Counter, ...], int]:
-    """The counts of sacrebleu's ``extract_all_word_ngrams(line, 1, max_order)``, one Counter per order,
-    each n-gram as its tokens joined by a space (13a tokens hold none, so the two forms map one to
-    one), and the token count. Strings cache their hash, tuples do not: matching them is faster."""
+def ngrams_by_order(line: str, max_order: int) -> tuple[tuple[dict[str, int], ...], int]:
+    """The counts of sacrebleu's ``extract_all_word_ngrams(line, 1, max_order)``, one dict per order
+    (:func:`mwz_metrics.ngrams.counts_by_order`: n-grams as joined strings), and the token count."""
     tokens = line.split()
-    orders = [tokens]
-    for _ in range(1, max_order):
-        previous = orders[-1]
-        orders.append([f"{a} {b}" for a, b in zip(previous, tokens[len(orders) :])])
-    return tuple(Counter(grams) for grams in orders), len(tokens)
+    return counts_by_order(tokens, max_order), len(tokens)
 
 
-def _reference_info(scorer: Any, reference: str) -> tuple[tuple[Counter, ...], int]:
+def _reference_info(scorer: Any, reference: str) -> tuple[tuple[dict[str, int], ...], int]:
     # sacrebleu's _extract_reference_info for one segment with one reference
     found = _REFERENCE_INFO.get(reference)
     if found is None:
@@ -85,7 +82,7 @@ def _reference_info(scorer: Any, reference: str) -> tuple[tuple[Counter, ...], i
     return found
 
 
-def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[tuple[Counter, ...], int, list[int]]:
+def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[tuple[dict[str, int], ...], int, list[int]]:
     found = _HYPOTHESIS_NGRAMS.get(hypothesis)
     if found is None:
         if len(_HYPOTHESIS_NGRAMS) >= _MAX_TEXTS:
@@ -98,17 +95,13 @@ def _hypothesis_ngrams(scorer: Any, hypothesis: str) -> tuple[tuple[Counter, ...
     return found
 
 
-def _segment(scorer: Any, hypothesis: str, reference: tuple[tuple[Counter, ...], int]) -> list[int]:
+def _segment(scorer: Any, hypothesis: str, reference: tuple[tuple[dict[str, int], ...], int]) -> list[int]:
     # sacrebleu's BLEU._compute_segment_statistics, on n-grams shared across styles: the
     # totals depend on the hypothesis alone, and only n-grams on both sides can match
     hyp_ngrams, hyp_len, totals = _hypothesis_ngrams(scorer, hypothesis)
     ref_ngrams, ref_length = reference
     ref_len = scorer._get_closest_ref_len(hyp_len, [ref_length])
-    correct = []
-    for hyp, ref in zip(hyp_ngrams, ref_ngrams):
-        if len(hyp) > len(ref):
-            hyp, ref = ref, hyp  # min() is symmetric: walk the smaller side
-        correct.append(sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref))
+    correct = [clipped_matches(hyp, ref) for hyp, ref in zip(hyp_ngrams, ref_ngrams)]
     return [hyp_len, ref_len, *correct, *totals]
 
 
