@@ -242,6 +242,7 @@ def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, tmp_pat
     assert np.allclose(whole[name], (first[name] + unaveraged[name]) / 2)  # the mean of start and end
     assert resumed_meta["training_data_sha256"] == meta["training_data_sha256"] != first_meta["training_data_sha256"]
     assert resumed_meta["steps"] == meta["steps"] == "4" and resumed_meta["epochs"] == "2"
+    assert resumed_meta["splits"] == meta["splits"] == "validation"  # what the fit probe reads
     with pytest.raises(ValueError, match="leading stages"):
         train.train_stages(corpus, (train.Stage(5, 1),), resume=tmp_path / "first.npz", limit=3, max_steps=2)
 
@@ -350,6 +351,84 @@ def test_sgd_upstream_files_are_pinned_by_git_blob():
     with pytest.raises(ValueError, match="SGD has no split 'validation'"):
         sgd.sources(["validation"])
     assert sgd.delexicalize("Sino is at 5 pm", [("time", 11, 15), ("restaurant_name", 0, 4)]) == "[NAME] is at [TIME]"
+
+
+class _GoldUserFirstScorer:
+    """A stand-in scorer: logit 1 for a gold pair whose first turn is the user's, else 0."""
+
+    def __init__(self, gold_pairs: set):
+        self.gold_pairs = gold_pairs
+
+    def logits(self, pairs, description=""):
+        return np.array([float(p in self.gold_pairs and p[0].startswith("user: ")) for p in pairs])
+
+
+def test_auc_is_split_by_direction_and_measured_on_the_split_the_adapter_learned_from(use_mirror):
+    """A scorer that knows only the user->system gold pairs gets AUC 1 there and 0.5 (all ties)
+    the other way; the fit probe reads the adapter's training split from its metadata."""
+    from mwz_metrics.coherence import data as cdata
+    from mwz_metrics.coherence.probes import auc_probes, fit_probes
+    from mwz_metrics.coherence.scorer import session_pairs
+
+    for split, meta in (("test", None), ("validation", {}), ("validation", {"splits": "validation+train"})):
+        corpus = cdata.load_corpus(split)
+        ids = sorted(corpus.dialogues)[:6]
+        sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
+        gold = {
+            pair
+            for name, turns in sessions.items()
+            for pair in session_pairs(name, [{**t, "text": cdata.normalize_placeholders(t["text"])} for t in turns])
+        }
+        scorer = _GoldUserFirstScorer(gold)
+        result = auc_probes(scorer, corpus, ids) if meta is None else fit_probes(scorer, meta, 6, None)
+        assert result["split"] == split and result["dialogues"] == 6
+        for kind in ("random", "neighbour"):
+            assert result[kind]["by_direction"] == {"user->system": 1.0, "system->user": 0.5}, (split, kind)
+            assert 0.5 < result[kind]["roc_auc"] < 1.0
+
+
+def test_the_card_says_what_limits_the_auc():
+    """Fit beside held out, each mix's fit, the weakest direction and what each depth costs, all
+    from the numbers given."""
+    from mwz_metrics.coherence import card, model
+
+    def auc(random_: float, neighbour: float, directions: dict | None = None) -> dict:
+        return {
+            "split": "validation",
+            "dialogues": 1000,
+            "random": {"roc_auc": random_, "negatives": 10, "by_direction": directions or {}},
+            "neighbour": {"roc_auc": neighbour, "negatives": 10, "by_direction": {}},
+        }
+
+    probes = {
+        "gold": {"coherence": 74.3, "ci95": {"low": 73.8, "high": 74.9}},
+        "auc": auc(0.9021, 0.8728, {"user->system": 0.9191, "system->user": 0.8724}),
+        "auc_training_dialogues": auc(0.9518, 0.9544),
+        "mixes": [
+            {"label": "+ SGD", "auc": auc(0.9010, 0.8762), "auc_training_dialogues": auc(0.9311, 0.9267)},
+            {"label": "+ more", "auc": auc(0.9300, 0.8900), "auc_training_dialogues": auc(0.9400, 0.9300)},
+        ],
+    }
+    for row in probes["mixes"]:
+        row.update(steps=1, gold=75.0, gold_minus_closest={})
+    speed = {"system": "hdsa", "pairs": 13744, "pairs_per_second": {"1": 664.0, "3": 221.8}, "whole_process_s": 98.7}
+    speed["machine"] = "2-core x86_64 CPU"
+    text = card.render(probes, model.default_adapter_path(), speed)
+    assert "| the same on 1000 validation dialogues it was trained on | 0.9518 |" in text
+    assert (
+        "| held-out ROC-AUC, random negatives | 0.9021 (10 negatives; user->system 0.9191, system->user 0.8724) |"
+        in text
+    )
+    limits = text.split("## What limits the AUC", 1)[1].split("\n## ", 1)[0]
+    assert "the AUCs are 0.9518 (random) and 0.9544 (neighbouring); held out, 0.9021 and 0.8728" in limits
+    assert "- + SGD: on the training dialogues 0.9311 / 0.9267, held out 0.9010 / 0.8762" in limits
+    assert "fits MultiWOZ less" in limits.split("- + SGD")[1].split("\n")[0]
+    assert "fits MultiWOZ less" not in limits.split("- + more")[1].split("\n")[0]  # it gained held out
+    assert "system->user with random negatives (0.8724)" in limits
+    assert "1 layer 21 s, 3 layers 62 s" in limits and "took 99 s" in limits
+    assert "## What limits the AUC" not in card.render(
+        {**probes, "auc_training_dialogues": None}, model.default_adapter_path()
+    )
 
 
 def test_the_card_shows_each_training_mix_beside_the_shipped_adapter():

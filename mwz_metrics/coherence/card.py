@@ -116,12 +116,107 @@ def _mix_lines(probes: dict[str, Any], meta: dict[str, str]) -> list[str]:
     return lines
 
 
-def render(probes: dict[str, Any], adapter: Path) -> str:
+def _directions(block: dict[str, Any]) -> str:
+    """ "user->system 0.9191, system->user 0.8724" where the probe split them."""
+    split = block.get("by_direction") or {}
+    return ", ".join(f"{direction} {value:.4f}" for direction, value in split.items())
+
+
+def _auc_rows(probes: dict[str, Any]) -> list[str]:
+    """Probe-table rows of the AUCs: held out, per direction, and on the training dialogues."""
+    rows = []
+    held_out = probes["auc"]
+    fit = probes.get("auc_training_dialogues")
+    for kind, label in (("random", "random negatives"), ("neighbour", "neighbouring-turn negatives")):
+        block = held_out[kind]
+        directions = _directions(block)
+        rows.append(
+            f"| held-out ROC-AUC, {label} | {block['roc_auc']:.4f} ({block['negatives']} negatives"
+            + (f"; {directions}" if directions else "")
+            + ") |"
+        )
+        if fit:
+            directions = _directions(fit[kind])
+            rows.append(
+                f"| the same on {fit['dialogues']} {fit['split']} dialogues it was trained on | {fit[kind]['roc_auc']:.4f}"
+                + (f" ({directions})" if directions else "")
+                + " |"
+            )
+    return rows
+
+
+NO_GAIN = 0.005  # held-out AUC rises below this are read as none
+
+
+def _limit_lines(probes: dict[str, Any], speed: dict[str, Any] | None) -> list[str]:
+    """What limits the held-out AUC, from the probe numbers (and the depth timings, when given)."""
+    fit = probes.get("auc_training_dialogues")
+    if not fit:
+        return []
+    held = probes["auc"]
+    lines = [
+        "",
+        "## What limits the AUC",
+        "",
+        f"- Fit: on {fit['dialogues']} {fit['split']} dialogues it was trained on (negatives drawn afresh) the AUCs"
+        f" are {fit['random']['roc_auc']:.4f} (random) and {fit['neighbour']['roc_auc']:.4f} (neighbouring);"
+        f" held out, {held['random']['roc_auc']:.4f} and {held['neighbour']['roc_auc']:.4f}.",
+        "  Held out rarely beats fit, and a model free to memorize would score its own positives near 1.0",
+        "  against fresh negatives. So the encoder kept (its depth, its one retrained layer) is the first limit:",
+        "  more capacity is needed to reach the 0.95 target held out, though not shown to be enough. The gap",
+        "  between the two rows (dialogues it never saw) is the second.",
+    ]
+    for row in probes.get("mixes") or []:
+        other = row.get("auc_training_dialogues")
+        if not other:
+            continue
+        line = (
+            f"- {row['label']}: on the training dialogues {other['random']['roc_auc']:.4f} /"
+            f" {other['neighbour']['roc_auc']:.4f}, held out {row['auc']['random']['roc_auc']:.4f} /"
+            f" {row['auc']['neighbour']['roc_auc']:.4f} (random / neighbouring)"
+        )
+        fits_less = all(other[k]["roc_auc"] < fit[k]["roc_auc"] for k in ("random", "neighbour"))
+        no_gain = all(row["auc"][k]["roc_auc"] < held[k]["roc_auc"] + NO_GAIN for k in ("random", "neighbour"))
+        if fits_less and no_gain:
+            line += ": the gap narrowed because the model fits MultiWOZ less, not because it generalizes more"
+        lines.append(line + ".")
+    weakest = min(
+        (
+            (kind, direction, value)
+            for kind in ("random", "neighbour")
+            for direction, value in held[kind].get("by_direction", {}).items()
+        ),
+        key=lambda item: item[2],
+        default=None,
+    )
+    if weakest:
+        kind, direction, value = weakest
+        lines.append(
+            f"- Weakest direction held out: {direction} with {kind} negatives ({value:.4f}). Many turns fit"
+            " after many others (a user's next request, a closing thank-you), so some of what these negatives"
+            " count as errors is likely none; how much was not measured."
+        )
+    if speed:
+        pairs = speed["pairs"]
+        costs = ", ".join(
+            f"{layers} layer{'s' if layers != '1' else ''} {pairs / rate:.0f} s"
+            for layers, rate in sorted(speed["pairs_per_second"].items(), key=lambda kv: int(kv[0]))
+        )
+        lines += [
+            f"- What depth costs: the encoder's time for one system ({speed['system']}, {pairs} pairs) on"
+            f" {speed['machine']}: {costs}",
+            f"  (`benchmarks/bench_coherence_depth.py`; the whole `mwz coherence -i {speed['system']}.json` at"
+            f" {cmodel.LAYERS} layers took {speed['whole_process_s']:.0f} s). A deeper encoder that might fit better"
+            " costs time on every pair.",
+        ]
+    return lines
+
+
+def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None = None) -> str:
     """The card's Markdown."""
     meta = _meta(adapter)
     hyper = json.loads(meta.get("hyper", "{}"))
     gold = probes["gold"]
-    auc = probes["auc"]
     lines = [
         "# Session coherence cross-encoder (mwz-eval)",
         "",
@@ -176,9 +271,7 @@ def render(probes: dict[str, Any], adapter: Path) -> str:
         "",
         "| probe | value |",
         "| --- | --- |",
-        f"| held-out ROC-AUC, random negatives | {auc['random']['roc_auc']:.4f} ({auc['random']['negatives']} negatives) |",
-        f"| held-out ROC-AUC, neighbouring-turn negatives | {auc['neighbour']['roc_auc']:.4f}"
-        f" ({auc['neighbour']['negatives']} negatives) |",
+        *_auc_rows(probes),
         f"| gold sessions (delexicalized) | {gold['coherence']:.2f} {_ci(gold['ci95'])} |",
     ]
     spread = probes.get("placeholder_styles")
@@ -201,6 +294,7 @@ def render(probes: dict[str, Any], adapter: Path) -> str:
         for key, value in probes["spearman"]["with"].items():
             lines.append(f"| Spearman with {key} ({probes['spearman']['systems']} systems) | {value:.3f} |")
     lines += _mix_lines(probes, meta)
+    lines += _limit_lines(probes, speed)
     if systems:
         lines += [
             "",
@@ -246,9 +340,11 @@ def main(argv=None) -> int:
     parser.add_argument("--probes", type=Path, required=True, help="output of python -m mwz_metrics.coherence.probes")
     parser.add_argument("--adapter", type=Path, default=cmodel.default_adapter_path())
     parser.add_argument("--out", type=Path, default=PACKAGE_DIR / "MODEL_CARD.md")
+    parser.add_argument("--speed", type=Path, help="output of benchmarks/bench_coherence_depth.py --out")
     args = parser.parse_args(argv)
     probes = json.loads(args.probes.read_text(encoding="utf-8"))
-    args.out.write_text(render(probes, args.adapter), encoding="utf-8")
+    speed = json.loads(args.speed.read_text(encoding="utf-8")) if args.speed else None
+    args.out.write_text(render(probes, args.adapter, speed), encoding="utf-8")
     return 0
 
 

@@ -7,7 +7,10 @@ Everything is scored through :mod:`mwz_metrics.coherence.api`, the code behind
 
 - held-out ROC-AUC of the pair classifier: gold pairs against one negative each,
   a random same-role turn of another dialogue, or the same-role turn two turns
-  away in the same dialogue (the hard case);
+  away in the same dialogue (the hard case), overall and per direction (a system
+  turn after a user turn, a user turn after a system turn);
+- the same AUCs on as many dialogues of the split the adapter learned from: how well
+  the model fits its own training dialogues, the ceiling its held-out AUC sits under;
 - gold sessions (delexicalized, as the systems write) against every system, with
   the paired-bootstrap difference over the dialogues both have;
 - degenerate systems built from the test set (:data:`~.negatives.DEGENERATES`);
@@ -40,6 +43,8 @@ from mwz_metrics.coherence.negatives import DEGENERATES, NegativeSampler, degene
 
 logger = logging.getLogger("mwz_metrics.coherence.probes")
 SEED = 7
+# direction of a pair -> how its first side starts (model.pair_text)
+DIRECTIONS = {"user->system": pair_text("", True), "system->user": pair_text("", False)}
 
 
 def ranks(values) -> np.ndarray:
@@ -88,12 +93,37 @@ def auc_probes(scorer, corpus: cdata.Corpus, ids: list[str] | None = None, seed:
                 if text is not None:
                     negatives[kind].append((first, pair_text(text, not user_first)))
     pos = scorer.logits(positives, "coherence (AUC positives)")
-    out: dict[str, Any] = {"dialogues": len(texts), "positives": len(positives)}
+    out: dict[str, Any] = {"split": corpus.split, "dialogues": len(texts), "positives": len(positives)}
     for kind, pairs in negatives.items():
         neg = scorer.logits(pairs, f"coherence (AUC {kind})")
         labels = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
-        out[kind] = {"roc_auc": round(roc_auc(labels, np.concatenate([pos, neg])), 4), "negatives": len(pairs)}
+        by_direction = {}
+        for direction, role in DIRECTIONS.items():
+            keep_pos = np.array([first.startswith(role) for first, _ in positives], dtype=bool)
+            keep_neg = np.array([first.startswith(role) for first, _ in pairs], dtype=bool)
+            by_direction[direction] = round(
+                roc_auc(
+                    np.concatenate([np.ones(keep_pos.sum()), np.zeros(keep_neg.sum())]),
+                    np.concatenate([pos[keep_pos], neg[keep_neg]]),
+                ),
+                4,
+            )
+        out[kind] = {
+            "roc_auc": round(roc_auc(labels, np.concatenate([pos, neg])), 4),
+            "negatives": len(pairs),
+            "by_direction": by_direction,
+        }
     return out
+
+
+def fit_probes(scorer, adapter_meta: dict[str, str], dialogues: int | None, data_dir: str | None) -> dict[str, Any]:
+    """:func:`auc_probes` on the first ``dialogues`` dialogues (all where None) of the MultiWOZ 2.1
+    split the adapter learned from (its metadata's ``splits``; validation before that was stored):
+    positives it was trained on, negatives drawn afresh. Held-out AUC sits under this figure."""
+    split = adapter_meta.get("splits", "validation").split("+")[0]
+    corpus = cdata.load_corpus(split, data_dir)
+    ids = sorted(corpus.dialogues)[:dialogues] if dialogues else None
+    return auc_probes(scorer, corpus, ids)
 
 
 DOMAINS = ("restaurant", "hotel", "attraction", "train", "taxi", "hospital", "police")
@@ -170,6 +200,7 @@ def run(
     result["gold"] = {"coherence": round(gold["coherence"], 2), "ci95": gold["ci95"], "sessions": gold["n_sessions"]}
     gold_pairs = gold["pair_probabilities"]
     result["auc"] = auc_probes(scorer, corpus, ids)
+    result["auc_training_dialogues"] = fit_probes(scorer, scorer.classifier.training, dialogues, data_dir)
 
     def versus_gold(scored: dict[str, Any]) -> dict[str, Any]:
         from mwz_metrics.coherence.report import paired_difference
@@ -281,6 +312,7 @@ def mix_row(label: str, adapter: Path, systems: dict[str, Any], predictions_dir:
         "steps": int(meta.get("steps", 0)),
         "extra_corpora": {k[len("extra_") : -len("_sha256")]: v for k, v in meta.items() if k.startswith("extra_")},
         "auc": auc_probes(scorer, corpus, ids),
+        "auc_training_dialogues": fit_probes(scorer, meta, len(ids) if ids else None, data_dir),
         "gold": round(gold["coherence"], 2),
         "gold_minus_closest": gaps,
     }

@@ -392,6 +392,7 @@ def train_stages(
             "examples": str(count),
             "training_data_sha256": training_data_sha256(*(stage_examples(s) for s in done)),
             "train_seconds": str(seconds),
+            "splits": corpus.split,
             **extra_meta,
         }
     )
