@@ -424,7 +424,7 @@ def test_the_card_says_what_limits_the_auc():
     assert "- + SGD: on the training dialogues 0.9311 / 0.9267, held out 0.9010 / 0.8762" in limits
     assert "fits MultiWOZ less" in limits.split("- + SGD")[1].split("\n")[0]
     assert "fits MultiWOZ less" not in limits.split("- + more")[1].split("\n")[0]  # it gained held out
-    assert "system->user with random negatives (0.8724)" in limits
+    assert "system->user with random negatives (0.8724): many turns fit" in limits
     assert "1 layer 21 s, 3 layers 62 s" in limits and "took 99 s" in limits
     assert "## What limits the AUC" not in card.render(
         {**probes, "auc_training_dialogues": None}, model.default_adapter_path()

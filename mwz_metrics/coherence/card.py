@@ -191,10 +191,13 @@ def _limit_lines(probes: dict[str, Any], speed: dict[str, Any] | None) -> list[s
     )
     if weakest:
         kind, direction, value = weakest
+        why = {
+            "random": "many turns fit after many others (a user's next request, a closing thank-you)",
+            "neighbour": "a turn two turns away in the same dialogue is on the same topic and often fits as well",
+        }[kind]
         lines.append(
-            f"- Weakest direction held out: {direction} with {kind} negatives ({value:.4f}). Many turns fit"
-            " after many others (a user's next request, a closing thank-you), so some of what these negatives"
-            " count as errors is likely none; how much was not measured."
+            f"- Weakest held out: {direction} with {kind} negatives ({value:.4f}): {why}, so some of what"
+            " these negatives count as errors is likely none; how much was not measured."
         )
     if speed:
         pairs = speed["pairs"]
