@@ -140,3 +140,31 @@ def test_probe_rewrites_placeholders_with_names_the_styles_register():
         "the postcode is [POST] , train [TRAINID] ."
     }
     assert predictions["d"][0]["response"].startswith("the postcode is [postcode]")  # input untouched
+
+
+def test_a_split_is_read_from_the_zip_once_then_from_its_cache(use_mirror, monkeypatch):
+    """The turns of a split are the raw data.json turns (text, acts, spans), derived once per zip:
+    a second process (the memo cleared) reads them from the cache without opening the zip."""
+    from mwz_datasets import multiwoz_raw, sources
+
+    cdata.load_corpus.cache_clear()
+    first = cdata.load_corpus("test")
+    files = sources.resolve(multiwoz_raw.sources("2.1", ["test"]))
+    raw = dict(multiwoz_raw.iter_raw_dialogues("2.1", "test", {n: f.path for n, f in files.items()}))
+    assert first.dialogues.keys() == raw.keys()
+    for key in list(raw)[:50]:
+        assert first.dialogues[key] == [
+            {field: turn[field] for field in cdata.TURN_FIELDS if field in turn} for turn in raw[key]["log"]
+        ]
+    assert first.source["sha256"] == cdata.corpus_source("test")["sha256"]
+
+    def no_zip(*args, **kwargs):
+        raise AssertionError("the zip was read again")
+
+    cdata.load_corpus.cache_clear()
+    monkeypatch.setattr(multiwoz_raw, "iter_raw_dialogues", no_zip)
+    try:
+        again = cdata.load_corpus("test")
+    finally:
+        cdata.load_corpus.cache_clear()
+    assert again.dialogues == first.dialogues and again.source == first.source

@@ -63,17 +63,45 @@ class Corpus:
     source: dict[str, object]
 
 
-@functools.lru_cache(maxsize=4)
-def load_corpus(split: str = "test", data_dir: str | None = None) -> Corpus:
-    """The raw turns of every MultiWOZ 2.1 dialogue of ``split``, keyed as mwzeval keys them."""
+def _resolve(split: str, data_dir: str | None) -> dict[str, Any]:
     from mwz_datasets import multiwoz_raw, sources
 
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; MultiWOZ 2.1 here has {sorted(SPLITS)}")
-    files = sources.resolve(multiwoz_raw.sources("2.1", [split]), data_dir=data_dir)
-    paths = {name: f.path for name, f in files.items()}
-    dialogues = {key: raw["log"] for key, raw in multiwoz_raw.iter_raw_dialogues("2.1", split, paths)}
+    return sources.resolve(multiwoz_raw.sources("2.1", [split]), data_dir=data_dir)
+
+
+def corpus_source(split: str = "test", data_dir: str | None = None) -> dict[str, object]:
+    """Provenance (file, checksum...) of the MultiWOZ 2.1 copy holding ``split``, without reading it."""
+    (resolved,) = _resolve(split, data_dir).values()
+    return resolved.signature()
+
+
+# The fields of a raw 2.1 turn that sessions, negatives, domains and delexicalization read. The
+# per-turn belief state ("metadata") is most of data.json, and nothing here reads it.
+TURN_FIELDS = ("text", "dialog_act", "span_info")
+
+
+@functools.lru_cache(maxsize=4)
+def load_corpus(split: str = "test", data_dir: str | None = None) -> Corpus:
+    """The turns (:data:`TURN_FIELDS`) of every MultiWOZ 2.1 dialogue of ``split``, keyed as mwzeval keys them.
+
+    Derived once per zip (its checksum keys a file in the cache): the zip's data.json holds every
+    split with its belief states (400 MB upstream), far more than one split's turns to parse."""
+    from mwz_datasets import multiwoz_raw
+    from mwz_metrics.multiwoz.cache import cached
+
+    files = _resolve(split, data_dir)
     (resolved,) = files.values()
+
+    def build() -> dict[str, list[dict[str, Any]]]:
+        paths = {name: f.path for name, f in files.items()}
+        return {
+            key: [{name: turn[name] for name in TURN_FIELDS if name in turn} for turn in raw["log"]]
+            for key, raw in multiwoz_raw.iter_raw_dialogues("2.1", split, paths)
+        }
+
+    dialogues = cached(f"corpus21-{split}", [resolved.sha256, ",".join(TURN_FIELDS)], build)
     return Corpus(split, dialogues, resolved.signature())
 
 

@@ -49,15 +49,15 @@ def turn_domains(turns: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def training_sentences(data_dir: str | None = None) -> list[list[str]]:
     """The tokenized validation system turns (cached)."""
-    from mwz_metrics.coherence.data import load_corpus
+    from mwz_metrics.coherence.data import corpus_source, load_corpus
     from mwz_metrics.multiwoz.cache import cached
 
-    corpus = load_corpus("validation", data_dir)
-
     def build() -> list[list[str]]:
+        corpus = load_corpus("validation", data_dir)
         return [model_words(t) for turns in corpus.dialogues.values() for t in system_turn_texts(turns)]
 
-    return cached("fluency-validation", [str(corpus.source.get("sha256", "")), _code_fingerprint()], build)
+    checksum = str(corpus_source("validation", data_dir).get("sha256", ""))
+    return cached("fluency-validation", [checksum, _code_fingerprint()], build)
 
 
 def _code_fingerprint() -> str:
