@@ -30,6 +30,12 @@ def _export_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-partial", action="store_true", help="exit 0 even when something was skipped (default: exit 1)"
     )
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="prepare the datasets in DIR and keep them there for a later export (default: a temporary folder, "
+        "so that every export is built from the sources)",
+    )
     parser.add_argument("--strict", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
 
 
@@ -54,6 +60,7 @@ def _run_export(args: argparse.Namespace, out: str):
         metrics_only=[] if args.no_metrics else args.metric,
         configs=_configs(args.config),
         models=not args.no_models,
+        cache_dir=getattr(args, "cache_dir", None),
     )
 
 

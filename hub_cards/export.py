@@ -46,12 +46,15 @@ def export(
     metrics_only: list[str] | None = None,
     configs: dict[str, list[str]] | None = None,
     models: bool = True,
+    cache_dir: str | Path | None = None,
 ) -> Manifest:
     """Export every registered dataset and metric (or the selected ones) into ``out``.
 
     ``datasets_only``/``metrics_only``: names to export (``[]`` for none, None for all);
     ``configs``: ``{dataset: [config, ...]}`` restricts those datasets' configs (the others are
-    listed as skipped); ``models``: also the coherence model with its adapters merged.
+    listed as skipped); ``models``: also the coherence model with its adapters merged; ``cache_dir``:
+    where the dataset builders prepare, kept (default: a temporary folder, so each export builds
+    from the sources).
     """
     quiet_datasets()
     out = Path(out)
@@ -67,7 +70,7 @@ def export(
                 manifest.skip(f"{kind[:-1]} {name}", "not selected")
                 continue
             if kind == "datasets":
-                export_dataset(name, out, manifest, (configs or {}).get(name))
+                export_dataset(name, out, manifest, (configs or {}).get(name), cache_dir)
             else:
                 export_space(name, out, manifest)
     if models:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import shutil
@@ -162,8 +163,13 @@ def _export_section(name: str, configs: dict[str, dict], skipped: list[dict[str,
     return "\n".join(lines) + "\n"
 
 
-def export_dataset(name: str, out: Path, manifest: Manifest, configs: list[str] | None = None) -> Path | None:
-    """Export a dataset's configs as parquet with its card; returns the folder (None if skipped)."""
+def export_dataset(
+    name: str, out: Path, manifest: Manifest, configs: list[str] | None = None, cache_dir: str | Path | None = None
+) -> Path | None:
+    """Export a dataset's configs as parquet with its card; returns the folder (None if skipped).
+
+    The builders prepare in ``cache_dir``, kept for a later export or ``load_dataset(..., cache_dir=)``
+    to reuse; by default in a temporary folder, so that an export is always built from the sources."""
     from mwz_datasets.routing import builder_class
 
     try:
@@ -182,7 +188,8 @@ def export_dataset(name: str, out: Path, manifest: Manifest, configs: list[str] 
     folder.mkdir(parents=True)
     before = len(manifest.skipped)
     results: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory(prefix="mwz-hub-") as cache:
+    kept = contextlib.nullcontext(str(cache_dir)) if cache_dir is not None else None
+    with kept or tempfile.TemporaryDirectory(prefix="mwz-hub-") as cache:
         for config in known:
             if configs is not None and config not in configs:
                 manifest.skip(f"dataset {name} config {config}", "not selected (--config)")
