@@ -254,7 +254,8 @@ def test_common_skeleton_keys_refine_the_full_skeleton_and_keep_verdicts(use_mir
         for item in json.loads(open(path, encoding="utf-8").read()):
             key = _common_key(item)
             assert key is not None  # every shared entry takes the fast path
-            assert full_of.setdefault(key, _skeleton(item)[0]) == _skeleton(item)[0]
+            skeleton = _skeleton(item)[0]
+            assert full_of.setdefault(key, skeleton) == skeleton
     ref = {"domain": "hotel", "entity_id": 1, "doc_id": 2}
     odd = [
         {"target": True, "knowledge": [], "response": "x"},
