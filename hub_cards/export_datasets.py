@@ -188,8 +188,12 @@ def export_dataset(
     folder.mkdir(parents=True)
     before = len(manifest.skipped)
     results: dict[str, dict] = {}
-    kept = contextlib.nullcontext(str(cache_dir)) if cache_dir is not None else None
-    with kept or tempfile.TemporaryDirectory(prefix="mwz-hub-") as cache:
+    folder_for_builders = (
+        contextlib.nullcontext(str(cache_dir))
+        if cache_dir is not None
+        else tempfile.TemporaryDirectory(prefix="mwz-hub-")
+    )
+    with folder_for_builders as cache:
         for config in known:
             if configs is not None and config not in configs:
                 manifest.skip(f"dataset {name} config {config}", "not selected (--config)")

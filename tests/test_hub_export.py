@@ -325,6 +325,10 @@ def test_export_cli_selection_and_partial(tmp_path, capsys, monkeypatch):
     assert not (tmp_path / "spaces").exists()
     assert main([a for a in args if a != "--allow-partial"] + ["--strict"]) == 1
     assert main(["hub", "export", str(tmp_path), "--config", "bad"]) == 2
+    # --cache-dir keeps the prepared builders there (default: a temporary folder, gone afterwards)
+    kept = tmp_path / "builders"
+    assert main([*args, "--cache-dir", str(kept)]) == 0
+    assert list(kept.glob("**/multiwoz-test.arrow")), sorted(p.name for p in kept.glob("**/*"))
 
 
 def test_space_requirements_name_the_extras_their_metric_needs(exported):
