@@ -33,8 +33,8 @@ def _export_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache-dir",
         metavar="DIR",
-        help="prepare the datasets in DIR and keep them there for a later export (default: a temporary folder, "
-        "so that every export is built from the sources)",
+        help="prepare the datasets in DIR and keep them for a later export with the same code and MWZ_MIRROR "
+        "(default: a temporary folder, so that every export is built from the sources)",
     )
     parser.add_argument("--strict", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
 

@@ -59,11 +59,13 @@ def _sources(builder: datasets.DatasetBuilder) -> list[dict[str, Any]] | None:
 
 
 def _export_config(name, cls, config, folder: Path, cache: str, manifest: Manifest) -> dict[str, Any] | None:
+    from mwz_datasets.routing import builder_hash
     from mwz_datasets.sources import SourceError
 
     item = f"dataset {name} config {config}"
     try:
-        builder = cls(config_name=config, cache_dir=cache)
+        # keyed as load_dataset keys it: a kept cache_dir never serves data built from another copy or code
+        builder = cls(config_name=config, cache_dir=cache, hash=builder_hash(cls))
         builder.download_and_prepare()
     except SourceError as error:
         manifest.skip(item, f"its sources could not be resolved: {error}")
@@ -169,7 +171,9 @@ def export_dataset(
     """Export a dataset's configs as parquet with its card; returns the folder (None if skipped).
 
     The builders prepare in ``cache_dir``, kept for a later export or ``load_dataset(..., cache_dir=)``
-    to reuse; by default in a temporary folder, so that an export is always built from the sources."""
+    to reuse, keyed as ``load_dataset`` keys them (the builder code and ``$MWZ_MIRROR``; a copy
+    changed in place is not noticed); by default in a temporary folder, so that an export is always
+    built from the sources."""
     from mwz_datasets.routing import builder_class
 
     try:

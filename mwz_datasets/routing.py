@@ -32,8 +32,8 @@ def builder_class(name: str) -> type[datasets.DatasetBuilder]:
     return getattr(importlib.import_module(module_name), class_name)
 
 
-def _module_hash(cls: type) -> str:
-    """Cache key part: the code of the builder's package and where sources come from.
+def builder_hash(cls: type) -> str:
+    """Cache key part (a builder's ``hash=``): the code of the builder's package and where sources come from.
 
     Any change to the builder or the readers it uses, or pointing ``MWZ_MIRROR``
     elsewhere, gives a new key (a mirror changed in place needs
@@ -57,7 +57,7 @@ def _make_factory(original):
             cls = builder_class(path)
             return datasets.load.DatasetModule(
                 module_path=cls.__module__,
-                hash=_module_hash(cls),
+                hash=builder_hash(cls),
                 builder_kwargs={"dataset_name": path},
             )
         return original(path, *args, **kwargs)

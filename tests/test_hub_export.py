@@ -126,7 +126,7 @@ def test_datasets_round_trip_without_our_code(exported, tmp_path):
     loaded = _subprocess(code, tmp_path, mirror)
     assert loaded.pop("mwz_modules") == []
 
-    from mwz_datasets.routing import builder_class
+    from mwz_datasets.routing import builder_class, builder_hash
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("MWZ_MIRROR", str(mirror))
@@ -134,7 +134,7 @@ def test_datasets_round_trip_without_our_code(exported, tmp_path):
             cls = builder_class(name)
             for config in configs:
                 # the builders the export prepared (cache_dir): the parquet loaded elsewhere holds their rows
-                builder = cls(config_name=config, cache_dir=str(out.parent / "builders"))
+                builder = cls(config_name=config, cache_dir=str(out.parent / "builders"), hash=builder_hash(cls))
                 builder.download_and_prepare()
                 expected = {
                     split: rows_digest(builder.as_dataset(split))
@@ -329,6 +329,24 @@ def test_export_cli_selection_and_partial(tmp_path, capsys, monkeypatch):
     kept = tmp_path / "builders"
     assert main([*args, "--cache-dir", str(kept)]) == 0
     assert list(kept.glob("**/multiwoz-test.arrow")), sorted(p.name for p in kept.glob("**/*"))
+
+
+def test_a_kept_cache_dir_never_serves_another_copy(tmp_path, monkeypatch):
+    """Two exports into one --cache-dir from two MultiWOZ copies (HF's truncated 2.2 dummies, then the
+    full-scale synthetic 2.2): the second has the second copy's rows, not the first one's."""
+    rows = {}
+    for name in ("mirror", "mirror-synth22"):
+        monkeypatch.setenv("MWZ_MIRROR", str(shared_path("data", name)))
+        manifest = export(
+            tmp_path / name,
+            datasets_only=["multiwoz"],
+            metrics_only=[],
+            configs={"multiwoz": ["2.2"]},
+            models=False,
+            cache_dir=tmp_path / "kept",
+        )
+        rows[name] = manifest.datasets["multiwoz"]["configs"]["2.2"]["splits"]["test"]
+    assert rows["mirror"] < 10 and rows["mirror-synth22"] == 1000, rows
 
 
 def test_space_requirements_name_the_extras_their_metric_needs(exported):
