@@ -71,6 +71,12 @@ def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
     return float((ranks_[labels].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
+def separation(positives: np.ndarray, negatives: np.ndarray) -> float:
+    """ROC-AUC of positive against negative scores, rounded as the probe table shows it."""
+    labels = np.concatenate([np.ones(len(positives)), np.zeros(len(negatives))])
+    return round(roc_auc(labels, np.concatenate([positives, negatives])), 4)
+
+
 def auc_probes(scorer, corpus: cdata.Corpus, ids: list[str] | None = None, seed: int = SEED) -> dict[str, Any]:
     """Held-out ROC-AUC with random and with neighbouring-turn negatives (delexicalized gold pairs)."""
     chosen = ids or sorted(corpus.dialogues)
@@ -96,23 +102,12 @@ def auc_probes(scorer, corpus: cdata.Corpus, ids: list[str] | None = None, seed:
     out: dict[str, Any] = {"split": corpus.split, "dialogues": len(texts), "positives": len(positives)}
     for kind, pairs in negatives.items():
         neg = scorer.logits(pairs, f"coherence (AUC {kind})")
-        labels = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
         by_direction = {}
         for direction, role in DIRECTIONS.items():
             keep_pos = np.array([first.startswith(role) for first, _ in positives], dtype=bool)
             keep_neg = np.array([first.startswith(role) for first, _ in pairs], dtype=bool)
-            by_direction[direction] = round(
-                roc_auc(
-                    np.concatenate([np.ones(keep_pos.sum()), np.zeros(keep_neg.sum())]),
-                    np.concatenate([pos[keep_pos], neg[keep_neg]]),
-                ),
-                4,
-            )
-        out[kind] = {
-            "roc_auc": round(roc_auc(labels, np.concatenate([pos, neg])), 4),
-            "negatives": len(pairs),
-            "by_direction": by_direction,
-        }
+            by_direction[direction] = separation(pos[keep_pos], neg[keep_neg])
+        out[kind] = {"roc_auc": separation(pos, neg), "negatives": len(pairs), "by_direction": by_direction}
     return out
 
 
