@@ -21,6 +21,7 @@ MultiWOZ 2.1 validation user turns (:mod:`..templates`), filled with the goal's 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -30,8 +31,16 @@ from mwz_metrics.interactive.goals import UserGoal, taxi_endpoints
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.simulators.tracker import DomainState, GoalTracker, TrackedUser, booking_slots
 from mwz_metrics.interactive.templates import TemplateBank
+from mwz_metrics.interactive.tracker import (
+    NO_BOOKING,
+    NO_OFFER,
+    NOT_GIVEN,
+    DomainState,
+    GoalTracker,
+    TrackedUser,
+    booking_slots,
+)
 
 VERSION = "1.0.0"
 
@@ -39,6 +48,11 @@ VERSION = "1.0.0"
 _DONTCARE_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "food"}
 # Constraints whose contradicting value the user corrects (others, such as times, are compared loosely).
 _CHECKED_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "food", "day", "depart", "dest"}
+
+
+def _plain(text: str) -> str:
+    """Text compared as words: lowercase, punctuation and spacing ignored."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 class AgendaUser(TrackedUser, UserSimulator):
@@ -62,11 +76,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.max_informs = max_informs
         self.max_requests = max_requests
         self.patience = patience
-        self.tracker = GoalTracker(goal)
-        for state in self.tracker.domains:
-            state.told = set()
-        self.told: dict[str, set[str]] = {d.domain: d.told for d in self.tracker.domains}  # type: ignore[misc]
-        self.book_told: dict[str, set[str]] = {d.domain: set() for d in self.tracker.domains}
+        self.tracker = GoalTracker(goal, patience=patience, track_told=True)
         self.order: dict[str, list[str]] = {}
         self.pending: list[Act] = []
         self.asked: Counter[tuple[str, str]] = Counter()
@@ -75,6 +85,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.known: set[str] = set()
         self.last: set[str] = set()
         self.finished = False
+        self.said = ""  # the user's last text
         # Venue names the user knows: its goal's, then those the system offered (with acts).
         self.names = {d.domain: d.info["name"] for d in goal.domains if d.info.get("name")}
 
@@ -95,18 +106,15 @@ class AgendaUser(TrackedUser, UserSimulator):
                     state = self.tracker.state(act.domain) or current
                     if state is not None and state.domain in VENUE_DOMAINS and "name" not in state.goal.info:
                         self.names[state.domain] = act.value
+        elif _plain(turn.response) == _plain(self.said):
+            acts = []  # the user's own words said back tell it nothing
         else:
             context = ReaderContext(current.domain if current else "none", frozenset(self.known), frozenset(self.last))
             acts = self.reader.read(turn.response, context)
         for act in acts:
             if act.intent == "request":
                 self._answer(act)
-        for key, slots in self.tracker.observe(acts).items():
-            kind, domain = key.split(":")
-            told = self.told if kind == "info" else self.book_told
-            told[domain] -= set(slots)  # said again, with the final values
-            if kind == "book":
-                self.tracker.state(domain).booking_asked = False  # type: ignore[union-attr]
+        self.tracker.observe(acts)  # a switch to the goal's final values leaves them to be said again
         return acts
 
     def _complete_taxi(self, state: DomainState) -> None:
@@ -127,10 +135,8 @@ class AgendaUser(TrackedUser, UserSimulator):
         slot, domain = act.slot, state.domain
         if slot in state.constraints:
             answer = Act("inform", domain, slot, state.constraints[slot])
-            self.told[domain].add(slot)
         elif slot in state.book:
             answer = Act("inform", domain, slot, state.book[slot])
-            self.book_told[domain].add(slot)
         elif slot in ("leave", "arrive") and ({"leave", "arrive"} - {slot}) & state.constraints.keys():
             other = "arrive" if slot == "leave" else "leave"
             answer = Act("inform", domain, other, state.constraints[other])
@@ -147,7 +153,7 @@ class AgendaUser(TrackedUser, UserSimulator):
             if act.intent not in ("inform", "recommend", "select") or act.slot not in _CHECKED_SLOTS:
                 continue
             state = self.tracker.state(act.domain)
-            if state is None or act.slot not in self.told.get(state.domain, ()):
+            if state is None or act.slot not in (state.told or ()):
                 continue
             wanted = state.constraints.get(act.slot, "")
             if wanted.lower() in ("dontcare", "") or act.value.strip().lower() == wanted.lower():
@@ -165,16 +171,13 @@ class AgendaUser(TrackedUser, UserSimulator):
             self.rng.shuffle(slots)
             self.order[state.domain] = slots
         order = self.order[state.domain] + [s for s in state.constraints if s not in self.order[state.domain]]
-        return [s for s in order if s in state.constraints and s not in self.told[state.domain]]
-
-    def _give_up(self, state: DomainState, why: str) -> None:
-        state.failed = why
+        return [s for s in order if s in state.constraints and s not in (state.told or ())]
 
     def _stalled(self, state: DomainState, why: str) -> list[Act]:
         """Nothing new to say while waiting: repeat once per ``patience``, then give up."""
         self.stalls[state.domain] += 1
         if self.stalls[state.domain] > self.patience:
-            self._give_up(state, why)
+            state.failed = why
             return []
         if state.needs_booking and state.offered:
             return [Act("inform", state.domain, s, v) for s, v in state.book.items()]
@@ -186,24 +189,22 @@ class AgendaUser(TrackedUser, UserSimulator):
         if untold:
             count = min(len(untold), self.rng.randint(2, self.max_informs) if len(untold) > 1 else 1)
             chosen = untold[:count]
-            self.told[domain].update(chosen)
-            state.offered = False  # an offer made before these constraints may not meet them
+            state.add_constraints()  # an offer made before these constraints must be confirmed
             return [Act("inform", domain, s, state.constraints[s]) for s in chosen]
         if state.needs_offer and not state.offered:
-            return self._stalled(state, "no offer")
+            return self._stalled(state, NO_OFFER)
         if state.needs_booking and not state.booked:
-            missing = [s for s in booking_slots(domain) if s in state.book and s not in self.book_told[domain]]
+            missing = [s for s in booking_slots(domain) if s in state.book and s not in state.book_told]
             if missing:
-                self.book_told[domain].update(missing)
                 acts = [Act("inform", domain, s, state.book[s]) for s in missing]
                 if self.rng.random() < 0.5:
                     acts.append(Act("request", domain, "ref", "?"))
                 return acts
-            return self._stalled(state, "no booking")
+            return self._stalled(state, NO_BOOKING)
         wanted = [s for s in state.requests if s not in state.answered]
         ask = [s for s in wanted if self.asked[(domain, s)] < self.patience]
         if wanted and not ask:
-            self._give_up(state, f"not given: {', '.join(wanted)}")
+            state.failed = f"{NOT_GIVEN}: {', '.join(wanted)}"
             return []
         chosen = ask[: self.rng.randint(1, self.max_requests)]
         for slot in chosen:
@@ -224,15 +225,12 @@ class AgendaUser(TrackedUser, UserSimulator):
 
     def _turn(self) -> UserTurn:
         acts, final = self._acts()
-        # A booking counts as asked for once every detail has been given.
-        for domain, told in self.book_told.items():
-            booking = self.tracker.state(domain)
-            if booking and booking.book and set(booking.book) <= told:
-                booking.booking_asked = True
+        self.tracker.observe_user(acts)  # a booking counts as asked for once every detail was given
         self.last = {a.slot for a in acts if a.intent == "inform"}
         self.known |= self.last
         self.finished = final
         text = self.templates.realize(acts, self.rng)
+        self.said = text
         return UserTurn(text, tuple(acts), final, self.tracker.booked_domains())
 
     def start(self) -> UserTurn:

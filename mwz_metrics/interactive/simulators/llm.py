@@ -32,7 +32,7 @@ from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.simulators.tracker import GoalTracker, TrackedUser
+from mwz_metrics.interactive.tracker import GoalTracker, TrackedUser
 
 VERSION = "1.0.0"
 END_MARK = "[END]"
@@ -116,7 +116,7 @@ class LLMUser(TrackedUser, UserSimulator):
         self.reader = reader
         self.seed = rng.randrange(2**31)
         self.parameters = {"temperature": temperature, "max_tokens": max_tokens, "seed": self.seed}
-        self.tracker = GoalTracker(goal)
+        self.tracker = GoalTracker(goal, patience=1)  # a no-offer with no alternative left ends a domain
         for state in self.tracker.domains:
             state.booking_asked = state.needs_booking  # no acts: a booking goal counts as asked for
         self.messages: list[dict[str, str]] = [
