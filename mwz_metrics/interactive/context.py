@@ -85,8 +85,8 @@ class InteractiveContext:
 
         def build(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
             return {
-                "user_templates": templates.build_bank(dialogues, system=False),
-                "system_templates": templates.build_bank(dialogues, system=True),
+                "user_templates": templates.build_user_bank(dialogues),
+                "system_templates": templates.build_system_bank(dialogues),
                 "reader": reader.train(dialogues).as_json(),
                 "dialogues": len(dialogues),
             }
@@ -137,17 +137,17 @@ class InteractiveContext:
 
     @functools.cached_property
     def user_templates(self):
-        """User templates (:class:`~.templates.TemplateBank`)."""
-        from mwz_metrics.interactive.templates import TemplateBank
+        """User templates by moment (:class:`~.language.UserTemplates`)."""
+        from mwz_metrics.interactive.language import UserTemplates
 
-        return TemplateBank(self.validation["user_templates"], system=False)
+        return UserTemplates(self.validation["user_templates"])
 
     @functools.cached_property
     def system_templates(self):
-        """System templates for the reference systems."""
-        from mwz_metrics.interactive.templates import TemplateBank
+        """System templates for the reference systems (:class:`~.language.SystemTemplates`)."""
+        from mwz_metrics.interactive.language import SystemTemplates
 
-        return TemplateBank(self.validation["system_templates"], system=True)
+        return SystemTemplates(self.validation["system_templates"])
 
     @functools.cached_property
     def reader(self):

@@ -1,11 +1,11 @@
-"""Language from templates built from MultiWOZ 2.1 validation turns (never test).
+"""Templates built from MultiWOZ 2.1 validation turns (never test), and what a template may say.
 
 Each annotated turn whose values all have a span becomes a template: its text with every span
 replaced by a slot marker, filed under the turn's *act signature* (intent, domain, slot and
-kind of value of each act). To say a set of acts, :meth:`TemplateBank.realize` picks a template
-of exactly that signature (seeded choice); when none exists it splits the acts into groups
-that have templates (by intent and domain, then the largest sub-combinations) and joins their
-sentences; a single act without any template gets a plain fallback sentence.
+kind of value of each act). User templates are also filed by where their turn stood
+(:data:`MOMENTS`), and kept only when every sentence says one of their acts, no value or domain
+but theirs is left in their words, and they fit where they stood (a greeting only opens a
+dialogue; an opening never reads as a reply). :mod:`.language` says acts with them.
 
 User templates carry the values' markers (``[hotel-area]``) and are filled with the goal's
 values. System templates write placeholders in mwzeval's ``[value_*]`` vocabulary instead of
@@ -14,10 +14,6 @@ values: the reference systems speak delexicalized text, as the systems under tes
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import itertools
-import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -138,7 +134,19 @@ def _template(words: list[str], acts: list[Act], spans: Sequence[Mapping[str, An
     return detokenize(" ".join(out))
 
 
-# Words of values a user template must not keep outside its markers: they would contradict the goal.
+# -- what a template may say ----------------------------------------------------------------
+
+# Where a user turn stands in its dialogue: its first turn, a turn bringing up a domain not talked
+# about yet, an answer to what the system asked, a turn after the system found nothing or failed to
+# book, any other turn, the closing thanks and goodbye.
+MOMENTS = ("open", "intro", "answer", "retry", "continue", "close")
+# The closing that declines what the system just offered or asked ("No, that's all, thanks."): a
+# closing template that starts saying no.
+DECLINE = "decline"
+_DECLINING = frozenset("no nope nah not".split())
+
+# Words of values a template must not keep outside its markers: they would contradict the goal (or
+# the system's database: "the closest to 19:30").
 _LEFTOVER = re.compile(
     r"\d|\b(north|south|east|west|centre|center|cheap|expensive|moderate|monday|tuesday|wednesday|thursday"
     r"|friday|saturday|sunday)\b",
@@ -147,24 +155,144 @@ _LEFTOVER = re.compile(
 # Slots whose annotated values, left in a template's words, would name something the goal may not.
 _VALUE_SLOTS = {"food", "area", "price", "type", "name", "depart", "dest", "day", "department"}
 _NOT_VALUES = {"hotel", "hotels", "restaurant", "train", "taxi", "attraction", "cambridge", "yes", "no", "free", "any"}
-# Words that name a domain: a user template about one domain must not name another.
-_DOMAIN_WORDS = {
-    "hotel": ("hotel", "guesthouse", "guest house", "place to stay"),
-    "restaurant": ("restaurant", "place to eat", "dine", "dinner", "lunch"),
-    "train": ("train",),
+_GENERIC = _NOT_VALUES | set(
+    "the a an in of all there fine town city area same more many other some several nearby near eat restaurants "
+    "place places one located centrally cheapest cheaper".split()
+)
+# Words that name a domain: a template about one domain must not name another.
+DOMAIN_WORDS = {
+    "hotel": ("hotel", "guesthouse", "guest house", "place to stay", "room", "nights", "lodging", "accommodation"),
+    "restaurant": ("restaurant", "place to eat", "dine", "dinner", "lunch", "table", "cuisine"),
+    "train": ("train", "railway"),
     "taxi": ("taxi", "cab"),
-    "attraction": ("attraction",),
+    "attraction": ("attraction", "museum", "college", "entrance fee", "places to go", "place to go"),
+    "police": ("police",),
+    "hospital": ("hospital",),
 }
+_DOMAIN_PATTERNS = {
+    d: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + ")") for d, words in DOMAIN_WORDS.items()
+}
+
+# A sentence without a marker must say one of its turn's acts: the words each act may be said with.
+_REQUEST_SLOT_WORDS = {
+    "addr": r"address|where|located|location|street|find it",
+    "post": r"post ?code|postal|zip",
+    "phone": r"phone|number|contact|call|reach",
+    "price": r"price|cost|expensive|cheap|range|pricey|afford",
+    "ticket": r"price|cost|fare|ticket|how much|pay",
+    "fee": r"fee|entrance|admission|cost|price|free|charge|how much",
+    "area": r"area|part of (town|the city)|side|where|located|location|neighbou?rhood",
+    "type": r"type|kind|sort|what is it|what it is",
+    "stars": r"stars?|rating|rated",
+    "internet": r"internet|wifi|wi-fi",
+    "parking": r"park",
+    "food": r"food|cuisine|serve|kind",
+    "time": r"time|long|duration|minutes|travel|take",
+    "leave": r"leave|leaving|depart|time|when",
+    "arrive": r"arriv|get (in|there)|time|when",
+    "id": r"\bid\b|number|train|which",
+    "ref": r"reference|ref\b|confirmation|number|book",
+    "car": r"car|type|kind|model|make|vehicle|color|colour",
+    "name": r"name|called|which",
+}
+_INTENT_WORDS = {
+    "thank": r"thank|appreciat|grateful|cheers|helpful|great help",
+    "bye": r"\bbye\b|goodbye|good day|nice day|great day|good night|have a|take care|enjoy",
+    "greet": r"^(hi|hello|hey|greetings|good (morning|afternoon|evening))\b",
+}
+_FLAG_WORDS = {"internet": r"internet|wifi|wi-fi", "parking": r"park"}
+_DONTCARE_WORDS = r"n'?t (care|mind|matter)|no (preference|particular|specific)|not (picky|particular)|any\b|either|whatever|doesn'?t matter|does not matter|do not (care|mind)|flexible|open to"
+# The words a system sentence without a placeholder may say its acts with.
+_SYSTEM_INTENT_WORDS = {
+    "request": r"\?|which|what|where|when|how many|how long|would you|do you|could you|can you|let me know|need|prefer|looking for|have in mind|particular|specific",
+    "nooffer": r"\bno\b|not|n'?t|sorry|unfortunately|nothing|none|afraid|unable|couldn'?t|can'?t",
+    "nobook": r"\bno\b|not|n'?t|sorry|unfortunately|unable|afraid|fail|unsuccessful|booked|full|available",
+    "book": r"book|reserv|confirm|set|done|all set|successful|table|room|ticket",
+    "offerbooked": r"book|reserv|confirm|set|done|successful|ticket",
+    "offerbook": r"book|reserv|would you like|shall i|should i|want me|\?",
+    "reqmore": r"anything else|something else|help|assist|need|further|other|more|\?",
+    "bye": r"bye|day|enjoy|thank|welcome|glad|pleasure|care|stay|trip|visit|contact|let us know|hope|night|evening|fun|as well|any ?time",
+    "welcome": r"welcome|pleasure|glad|thank|problem|happy|anytime",
+    "greet": r"hello|hi\b|welcome|thank|glad|happy|sure|certainly|of course|great|absolutely|definitely|enjoy|trip",
+    "select": r"which|prefer|or\b|\?",
+    "recommend": r"recommend|suggest|how about|what about|try|like|great|nice|popular|favou?rite|good",
+    "inform": r"it|they|this|that|there|located|yes|both|all|free|wifi|internet|parking|has|have|offer|include",
+}
+# Closing words go with thanks and goodbye: "no, that's all".
+_CLOSING_WORDS = (
+    r"that'?s (all|it|everything)|that is (all|it|everything)|all (i need|set)|nothing else|that will (be|do)"
+    r"|all for (now|today)|i'?m (all )?(set|done|good)|be all|that should be|no,? thank|no more|everything i need"
+)
+_HELP = r"^(can|could|would|will) you (please )?(help|assist)|^(i need|i would like|i'd like) (some )?(help|assistance|information|info)|^please help|^help me"
+# Short acknowledgements ("Great.", "Yes please.", "That sounds good!") carry no act; they may reply.
+_ACK_WORDS = frozenset(
+    "yes yeah yep sure ok okay great perfect good fine wonderful awesome excellent alright cool no nope please "
+    "that that's thats sounds sound is it will would be work works do does lovely nice fantastic splendid super "
+    "brilliant right oh well hmm um ah very much so just".split()
+)
+_SYSTEM_ACK_WORDS = frozenset("certainly absolutely of course problem definitely why there are i can".split())
+# A first word that answers something said before: never how a session opens.
+_REPLY_OPENERS = frozenset(
+    "yes yeah yep sure ok okay great perfect good fine wonderful awesome excellent alright cool no nope thanks "
+    "thank that that's thats sounds also and actually so well um oh".split()
+)
+_YES_NO = frozenset("yes yeah yep sure no nope".split())
+# What asks for something: never in a closing ("Can I have address please thank you").
+_ASKING = re.compile(
+    r"\b(can|could|would|will) (i|you|we)\b|\bplease (book|send|give|tell|make|find|get)|\b(book|address|phone|number"
+    r"|post ?code|reserv|looking|interested)"
+)
+# Words by which a user brings up a domain.
+_INTRO_WORDS = {
+    **DOMAIN_WORDS,
+    "hotel": (*DOMAIN_WORDS["hotel"], "stay", "b&b", "bed and breakfast", "sleep"),
+    "restaurant": (*DOMAIN_WORDS["restaurant"], "eat", "food", "meal", "breakfast"),
+    "attraction": (
+        *DOMAIN_WORDS["attraction"],
+        "things to do",
+        "something to do",
+        "visit",
+        "to see",
+        "sights",
+        "entertainment",
+        "fun",
+        "sightseeing",
+        "go to",
+        "places",
+    ),
+    "taxi": (*DOMAIN_WORDS["taxi"], "car", "ride", "pick me up", "pick up"),
+}
+_INTRO_PATTERNS = {
+    d: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + ")") for d, words in _INTRO_WORDS.items()
+}
+# Words that point back at something said before: never in an opening turn.
+_BACK_REFERENCES = re.compile(r"\b(also|as well|same|another|too|one more|that one|it\b|they|them|there)\b")
+# Words that try again after the system found nothing or could not book.
+_RETRY_WORDS = re.compile(r"\b(instead|another|different|other|how about|what about|try|change|unavailable|then)\b")
+_SENTENCE = re.compile(r"[^.?!]+[.?!]*")
+# "Anything else?": an offer of more help asks, and asks about more than the venue talked about.
+_OFFERS_MORE = re.compile(
+    r"^(?!.*(would you like to know|preference|requirement|looking for|type of information|in mind))"
+    r".*(else|further|anything|all for|everything|be all|other).*\?",
+    re.IGNORECASE,
+)
+# A name's placeholder where a phone, an address or a postcode goes: a mislabelled span.
+_MISPLACED = re.compile(r"(number|phone|address|post ?code) (is|are|of) \[value_name\]", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:]|\s-+\s|\s(?:but|and then|so)\s")
+_MARKER = re.compile(r"\[[^\]]*\]")
 
 
 def _annotated_values(dialogues: Iterable[Mapping[str, Any]]) -> re.Pattern | None:
-    """One pattern matching every value the user turns annotate (three letters or more)."""
+    """One pattern matching every value the turns annotate (three letters or more; annotations of
+    plain words such as "all", "there" or "in town" are no values)."""
     values: set[str] = set()
     for dialogue in dialogues:
         for turn in dialogue["turns"]:
             for act in from_dataset(turn["dialogue_acts"]):
                 value = detokenize(act.value.lower())
-                if act.slot in _VALUE_SLOTS and len(value) >= 3 and value not in _NOT_VALUES | NO_VALUE | DONTCARE:
+                if act.slot not in _VALUE_SLOTS or len(value) < 3 or value in NO_VALUE | DONTCARE:
+                    continue
+                if not set(re.findall(r"[a-z']+", value)) <= _GENERIC:
                     values.add(value)
     if not values:
         return None
@@ -172,214 +300,214 @@ def _annotated_values(dialogues: Iterable[Mapping[str, Any]]) -> re.Pattern | No
     return re.compile(rf"\b(?:{alternatives})\b")
 
 
-def _user_template_ok(template: str, acts: list[Act], values: re.Pattern | None) -> bool:
-    """A user template keeps no stray value and names no domain but its acts'."""
-    words = re.sub(r"\[[^\]]*\]", " ", template).lower()
-    if _LEFTOVER.search(words) or (values is not None and values.search(words)):
+def named_domains(template: str) -> set[str]:
+    """The domains a template's words name (markers aside)."""
+    words = _MARKER.sub(" ", template).lower()
+    return {domain for domain, pattern in _DOMAIN_PATTERNS.items() if pattern.search(words)}
+
+
+def _sentence_says(sentence: str, acts: Sequence[Act]) -> bool:
+    """Whether a sentence without a marker says one of ``acts`` (or only acknowledges)."""
+    words = sentence.lower().strip()
+    tokens = re.findall(r"[a-z']+", words)
+    if not tokens:
+        return True
+    if len(tokens) <= 5 and all(t in _ACK_WORDS for t in tokens):
+        return True
+    if re.search(_HELP, words) and not any(a.intent in ("thank", "bye") for a in acts):
+        return True  # "can you help me?"
+    for act in acts:
+        kind = value_kind(act)
+        if act.intent in _INTENT_WORDS and re.search(_INTENT_WORDS[act.intent], words):
+            return True
+        if act.intent in ("thank", "bye") and re.search(_CLOSING_WORDS, words):
+            return True
+        if act.intent == "request" and re.search(_REQUEST_SLOT_WORDS.get(act.slot, act.slot), words):
+            return True
+        if act.intent == "inform" and kind == "dontcare" and re.search(_DONTCARE_WORDS, words):
+            return True
+        if act.intent == "inform" and act.slot in _FLAG_WORDS and re.search(_FLAG_WORDS[act.slot], words):
+            return True
+        if act.intent == "inform" and act.domain in _DOMAIN_PATTERNS and _DOMAIN_PATTERNS[act.domain].search(words):
+            return True
+        if act.intent == "inform" and act.slot == "none" and re.search(_HELP, words):
+            return True
+        if act.slot == "people" and re.search(r"\b(just me|myself|alone|only me|by myself)\b", words):
+            return True
+    return False
+
+
+def _system_sentence_says(sentence: str, acts: Sequence[Act]) -> bool:
+    """Whether a system sentence without a placeholder says one of ``acts`` (acknowledging, or offering
+    more help, says nothing wrong)."""
+    words = sentence.lower().strip()
+    tokens = re.findall(r"[a-z']+", words)
+    if not tokens or (len(tokens) <= 5 and all(t in _ACK_WORDS | _SYSTEM_ACK_WORDS for t in tokens)):
+        return True
+    if re.search(_SYSTEM_INTENT_WORDS["reqmore"], words) and re.search(r"else|help|assist|\?", words):
+        return True
+    for act in acts:
+        intent = (
+            "offerbook" if act.domain == "booking" and act.intent == "inform" and act.slot == "none" else act.intent
+        )
+        pattern = _SYSTEM_INTENT_WORDS.get(intent)
+        if (
+            act.intent == "inform"
+            and act.slot in _REQUEST_SLOT_WORDS
+            and re.search(_REQUEST_SLOT_WORDS[act.slot], words)
+        ):
+            return True
+        if act.intent == "inform" and act.domain == "taxi" and re.search(r"book|taxi", words):
+            return True  # a taxi's car and phone are its booking
+        if pattern and re.search(pattern, words) and (act.intent != "inform" or value_kind(act) != "value"):
+            return True
+    return False
+
+
+def _says_only_its_acts(template: str, acts: Sequence[Act], *, system: bool = False) -> bool:
+    """Every sentence (a user's: every clause) holds a marker or says one of the acts: no words the
+    acts do not carry ("Thanks, can I have their number?" is no closing)."""
+    if system:
+        return all(_MARKER.search(s) or _system_sentence_says(s, acts) for s in _SENTENCE.findall(template))
+    clauses = [c for s in _SENTENCE.findall(template) for c in _CLAUSE.split(s)]
+    return all(_MARKER.search(c) or _sentence_says(c, acts) for c in clauses)
+
+
+def declines(template: str) -> bool:
+    """Whether a closing template starts by saying no."""
+    return _first_word(template) in _DECLINING
+
+
+def _first_word(template: str) -> str:
+    match = re.match(r"\W*([A-Za-z']+)", template)
+    return match.group(1).lower() if match else ""
+
+
+def names_its_domain(template: str, domains: Iterable[str]) -> bool:
+    """Whether a user template says which of ``domains`` it is about: a word of the domain, or a marker
+    of what names a venue of it ("[attraction-type]", "[restaurant-food]", "[hotel-name]")."""
+    words = _MARKER.sub(" ", template).lower()
+    for domain in domains:
+        if domain in _INTRO_PATTERNS and _INTRO_PATTERNS[domain].search(words):
+            return True
+        if any(f"[{domain}-{slot}]" in template for slot in ("name", "type", "food")):
+            return True
+    return False
+
+
+def fits_moment(template: str, moment: str, domains: Iterable[str] = ()) -> bool:
+    """Whether a user template about ``domains`` can stand at ``moment``: a greeting only opens a session;
+    an opening turn neither opens as a reply nor points back at something said before; a turn that
+    brings up a domain names it; an answer does not start with "yes"; a closing asks nothing."""
+    lowered = _MARKER.sub(" ", template).lower()
+    domains = [d for d in domains if d not in ("general", "booking")]
+    if moment in ("open", "intro") and domains and not names_its_domain(template, domains):
         return False
-    domains = {a.domain for a in acts}
-    return not any(
-        domain not in domains and any(re.search(rf"\b{w}", words) for w in names)
-        for domain, names in _DOMAIN_WORDS.items()
-    )
+    greets = re.search(_INTENT_WORDS["greet"], lowered.strip()) is not None
+    if moment == "open":
+        return _first_word(template) not in _REPLY_OPENERS and not _BACK_REFERENCES.search(lowered)
+    if moment not in ("retry", "close") and _RETRY_WORDS.search(lowered):
+        return False  # "how about ... instead" answers a failure
+    if moment == "close" and ("?" in template or _ASKING.search(lowered)):
+        return False  # a closing asks nothing
+    if moment == "answer" and _first_word(template) in _YES_NO:
+        return False  # "yes, cambridge" answers no "where to?"
+    return not greets and "nice to meet" not in lowered
 
 
-def build_bank(dialogues: Iterable[Mapping[str, Any]], *, system: bool) -> dict[str, list[str]]:
-    """Templates of every user (or system) turn of the dialogues, by act signature."""
+def user_moment(index: int, acts: Sequence[Act], system_before: Sequence[Act], seen_domains: set[str]) -> str:
+    """Where a user turn of a dialogue stands (:data:`MOMENTS`)."""
+    if index == 0:
+        return "open"
+    domains = {a.domain for a in acts if a.domain not in ("general", "booking")}
+    if acts and not domains and all(a.intent in ("thank", "bye") for a in acts):
+        return "close"
+    if any(a.intent in ("nooffer", "nobook") for a in system_before):
+        return "retry"
+    if domains - seen_domains:
+        return "intro"
+    asked = {a.slot for a in system_before if a.intent == "request"}
+    if any(a.intent == "inform" and a.slot in asked for a in acts):
+        return "answer"
+    return "continue"
+
+
+def _usable(turn: Mapping[str, Any], acts: list[Act], *, system: bool) -> str | None:
+    """The template of an annotated turn, or None when its values cannot all be marked."""
+    keys = [(a.intent, a.domain, a.slot) for a in acts if value_kind(a) == "value"]
+    if len(keys) != len(set(keys)):
+        return None  # two values of one slot ("3 or 4 stars"): not fillable
+    return _template(turn["utterance"].split(), acts, turn["spans"], system=system)
+
+
+def build_user_bank(dialogues: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, list[str]]]:
+    """Templates of the user turns of ``dialogues``: ``{moment: {act signature: [template]}}``.
+
+    A turn is kept when every value it annotates has a span, no other value or domain is left in
+    its words, every sentence says one of its acts, and it fits where it stands (:func:`fits_moment`).
+    """
     dialogues = list(dialogues)
-    values = None if system else _annotated_values(dialogues)
+    values = _annotated_values(dialogues)
+    bank: dict[str, dict[str, list[str]]] = {moment: {} for moment in MOMENTS}
+    for dialogue in dialogues:
+        seen: set[str] = set()
+        system_before: list[Act] = []
+        for index, turn in enumerate(t for t in dialogue["turns"] if t["speaker"] == "USER"):
+            position = dialogue["turns"].index(turn)
+            if position > 0:
+                system_before = from_dataset(dialogue["turns"][position - 1]["dialogue_acts"])
+            acts = from_dataset(turn["dialogue_acts"])
+            moment = user_moment(index, acts, system_before, seen)
+            seen |= {a.domain for a in acts if a.domain not in ("general", "booking")}
+            if not acts:
+                continue
+            template = _usable(turn, acts, system=False)
+            if not template:
+                continue
+            words = _MARKER.sub(" ", template).lower()
+            if _LEFTOVER.search(words) or (values is not None and values.search(words)):
+                continue  # a value the annotation missed, or an alternative
+            if named_domains(template) - {a.domain for a in acts}:
+                continue  # it names another domain
+            if not _says_only_its_acts(template, acts) or not fits_moment(template, moment, {a.domain for a in acts}):
+                continue
+            found = bank[moment].setdefault(signature(acts), [])
+            if template not in found:
+                found.append(template)
+    return {moment: {key: bank[moment][key] for key in sorted(bank[moment])} for moment in MOMENTS}
+
+
+def build_system_bank(dialogues: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Templates of the system turns of ``dialogues``, by act signature (placeholders for values).
+
+    A turn is kept when every value it annotates has a span, no other value is left in its words
+    ("the closest to 19:30", "picked up from rosa's bed and breakfast"), no placeholder stands where
+    another slot's value goes ("their telephone number is [value_name]"), every sentence says one of
+    its acts, and an offer of more help or of a booking asks.
+    """
+    dialogues = list(dialogues)
+    values = _annotated_values(dialogues)
     bank: dict[str, list[str]] = {}
     for dialogue in dialogues:
         for turn in dialogue["turns"]:
-            if (turn["speaker"] == "SYSTEM") != system:
+            if turn["speaker"] != "SYSTEM":
                 continue
             acts = from_dataset(turn["dialogue_acts"])
             if not acts:
                 continue
-            keys = [(a.intent, a.domain, a.slot) for a in acts if value_kind(a) == "value"]
-            if len(keys) != len(set(keys)):
-                continue  # two values of one slot ("3 or 4 stars"): not fillable
-            template = _template(turn["utterance"].split(), acts, turn["spans"], system=system)
+            template = _usable(turn, acts, system=True)
             if not template:
                 continue
-            if not system and not _user_template_ok(template, acts, values):
-                continue  # a value the annotation missed, an alternative, another domain
-            if system and {a.intent for a in acts} == {"reqmore"} and not template.endswith("?"):
-                continue  # "anything else?" must ask
-            bank.setdefault(signature(acts), [])
-            if template not in bank[signature(acts)]:
-                bank[signature(acts)].append(template)
+            words = _MARKER.sub(" ", template).lower()
+            if _LEFTOVER.search(words) or (values is not None and values.search(words)) or _MISPLACED.search(template):
+                continue
+            if not _says_only_its_acts(template, acts, system=True):
+                continue  # "Yeah, let me know the winning numbers on the next lottery, lol."
+            if {a.intent for a in acts} == {"reqmore"} and not _OFFERS_MORE.search(template):
+                continue  # "what would you like to know?" asks about the venue, not for more
+            if {(a.intent, a.domain, a.slot) for a in acts} == {("inform", "booking", "none")} and "?" not in template:
+                continue  # "I will book that for you now" offers nothing
+            found = bank.setdefault(signature(acts), [])
+            if template not in found:
+                found.append(template)
     return {key: bank[key] for key in sorted(bank)}
-
-
-_FALLBACK_USER = {
-    "inform": "I would like the {slot} to be {value}.",
-    "request": "Can you tell me the {slot}?",
-    "thank": "Thank you.",
-    "bye": "Goodbye.",
-    "greet": "Hello.",
-}
-# How a user states one constraint when no template says it (``{v}``: the value).
-_USER_PHRASES = {
-    "area": "in the {v} area",
-    "price": "in the {v} price range",
-    "stars": "with {v} stars",
-    "type": "of the type {v}",
-    "food": "serving {v} food",
-    "name": "called {v}",
-    "day": "on {v}",
-    "people": "for {v} people",
-    "stay": "for {v} nights",
-    "time": "at {v}",
-    "leave": "leaving after {v}",
-    "arrive": "arriving by {v}",
-    "depart": "from {v}",
-    "dest": "to {v}",
-    "department": "in the {v} department",
-}
-_USER_FLAGS = {("parking", "yes"): "with free parking", ("parking", "no"): "without free parking"}
-_USER_FLAGS.update({("internet", "yes"): "with free wifi", ("internet", "no"): "without free wifi"})
-_REQUEST_WORDS = {
-    "addr": "address",
-    "post": "postcode",
-    "fee": "entrance fee",
-    "ticket": "price",
-    "time": "travel time",
-    "id": "train ID",
-    "ref": "reference number",
-    "car": "car type",
-    "price": "price range",
-    "leave": "departure time",
-    "arrive": "arrival time",
-}
-_FALLBACK_SYSTEM = {
-    "inform": "The {slot} is {value}.",
-    "recommend": "I recommend {value}.",
-    "request": "What {slot} would you like?",
-    "nooffer": "I am sorry, there is nothing matching that.",
-    "nobook": "I am sorry, the booking was unsuccessful.",
-    "book": "I have booked it, the reference number is [value_reference].",
-    "offerbooked": "I have booked it, the reference number is [value_reference].",
-    "offerbook": "Would you like me to book it?",
-    "reqmore": "Is there anything else I can help you with?",
-    "bye": "Goodbye.",
-    "welcome": "You are welcome.",
-    "greet": "Hello.",
-    "select": "Which one would you like?",
-}
-
-
-@dataclasses.dataclass
-class TemplateBank:
-    """Templates by act signature, for one side of the dialogue."""
-
-    templates: dict[str, list[str]]
-    system: bool
-
-    def _fill(self, template: str, acts: Sequence[Act]) -> str:
-        if self.system:
-            return template
-        for act in acts:
-            if value_kind(act) == "value":
-                template = template.replace(user_marker(act), act.value)
-        return template
-
-    def _fallback(self, act: Act) -> str:
-        if self.system:
-            return _FALLBACK_SYSTEM.get(act.intent, "").format(slot=act.slot, value=system_marker(act) or act.value)
-        word = _REQUEST_WORDS.get(act.slot, act.slot)
-        if value_kind(act) == "dontcare":
-            return f"I don't mind about the {word}."
-        if act.intent == "inform":
-            phrase = _constraint_phrase(act)
-            if phrase:
-                return f"I am looking for {_noun(act.domain)} {phrase}."
-        return _FALLBACK_USER.get(act.intent, "").format(slot=word, value=act.value)
-
-    def _split(self, acts: list[Act]) -> list[list[Act]]:
-        """Groups of the acts that have templates: the largest sub-combination first, greedily."""
-        for size in range(len(acts) - 1, 0, -1):
-            for chosen in itertools.combinations(range(len(acts)), size):
-                group = [acts[i] for i in chosen]
-                if signature(group) in self.templates:
-                    rest = [a for i, a in enumerate(acts) if i not in chosen]
-                    return [group, *self._split(rest)] if rest else [group]
-        return [[act] for act in acts]
-
-    def realize(self, acts: Sequence[Act], rng: random.Random) -> str:
-        """Text saying ``acts``: a template of their signature, else of groups of them."""
-        acts = list(acts)
-        if not acts:
-            return ""
-        found = self.templates.get(signature(acts))
-        if found:
-            return self._fill(rng.choice(found), acts)
-        groups: dict[tuple[str, str], list[Act]] = {}
-        for act in acts:
-            groups.setdefault((act.intent, act.domain), []).append(act)
-        if len(groups) > 1:
-            return " ".join(t for t in (self.realize(g, rng) for g in groups.values()) if t)
-        if len(acts) == 1:
-            return self._fallback(acts[0])
-        texts, untemplated = [], []
-        for group in self._split(acts):
-            if len(group) == 1 and signature(group) not in self.templates:
-                untemplated.append(group[0])
-            else:
-                texts.append(self.realize(group, rng))
-        phrases = [_constraint_phrase(a) for a in untemplated] if not self.system else []
-        if untemplated and all(phrases):
-            texts.append(f"I am looking for {_noun(untemplated[0].domain)} {' '.join(phrases)}.")  # type: ignore[arg-type]
-        else:
-            texts.extend(self._fallback(a) for a in untemplated)
-        return " ".join(t for t in texts if t)
-
-    @functools.cached_property
-    def _parsed(self) -> list[tuple[str, frozenset[tuple[str, str, str, str]]]]:
-        return [(key, frozenset(tuple(part.split("|")) for part in key.split(";"))) for key in self.templates]  # type: ignore[misc]
-
-    def choose(
-        self,
-        intents: Iterable[str],
-        domain: str,
-        allowed: Iterable[str],
-        required: Iterable[str],
-        rng: random.Random,
-    ) -> tuple[list[tuple[str, str, str, str]], str] | None:
-        """A template saying acts of ``intents`` in ``domain`` about ``allowed`` slots, at least the
-        ``required`` ones (``"none"`` allows slotless acts): its act keys and its text.
-
-        Used by reference systems, which choose what to say among what the corpus says; a
-        signature is drawn with probability proportional to its number of templates.
-        """
-        intents, allowed, required = frozenset(intents), frozenset(allowed), frozenset(required)
-        key = (intents, domain, allowed, required)
-        candidates = self._choices.get(key)
-        if candidates is None:
-            candidates = [
-                (name, parts)
-                for name, parts in self._parsed
-                if all(p[0] in intents and p[1] == domain and p[2] in allowed for p in parts)
-                and required <= {p[2] for p in parts if p[3] == "value" or p[0] == "request"}
-            ]
-            self._choices[key] = candidates
-        if not candidates:
-            return None
-        weights = [len(self.templates[name]) for name, _ in candidates]
-        name, parts = rng.choices(candidates, weights=weights)[0]
-        return sorted(parts), rng.choice(self.templates[name])
-
-    @functools.cached_property
-    def _choices(self) -> dict[tuple, list]:
-        return {}
-
-
-def _noun(domain: str) -> str:
-    return "a place to go" if domain == "attraction" else f"a {domain}"
-
-
-def _constraint_phrase(act: Act) -> str | None:
-    phrase = _USER_FLAGS.get((act.slot, act.value.lower()))
-    if phrase is None and act.slot in _USER_PHRASES:
-        phrase = _USER_PHRASES[act.slot].format(v=act.value)
-    return phrase

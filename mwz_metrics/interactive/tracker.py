@@ -81,6 +81,8 @@ class DomainState:
     book_told: set[str] = dataclasses.field(default_factory=set)
     no_offers: int = 0  # no-offers since the last offer, with no alternative left
     no_bookings: int = 0  # failed bookings with no alternative left
+    offered_values: dict[str, str] = dataclasses.field(default_factory=dict)  # what the system said of its offer
+    said: dict[str, str] = dataclasses.field(default_factory=dict)  # the constraints the user stated, as stated
 
     def __post_init__(self) -> None:
         self.constraints = act_slots(self.goal.first_info)
@@ -93,12 +95,15 @@ class DomainState:
 
     @property
     def requests(self) -> list[str]:
-        """The act slots the goal asks for (``reqt``), in the goal's order."""
+        """The act slots the goal asks for (``reqt``), in the goal's order; then a venue's name where the
+        goal does not give it (a user must know where to go: "it is in the south" offers no venue)."""
         out = []
         for slot in self.goal.reqt:
             name = goal_slot_to_act(slot, requested=True)
             if name and name not in out:
                 out.append(name)
+        if self.domain in VENUE_DOMAINS and "name" not in self.goal.info and "name" not in out:
+            out.append("name")
         return out
 
     @property
@@ -155,18 +160,26 @@ class DomainState:
         self.booking_asked = False
         return changed
 
-    def add_constraints(self) -> None:
-        """The user is about to add constraints: an offer made before them may not meet them."""
-        if self.offered:
-            self.offered, self.on_table = False, True
+    def add_constraint(self, slot: str, value: str) -> None:
+        """The user states a constraint after an offer: the offer stands once the system confirms it
+        (:attr:`on_table`); a venue known to contradict it is no longer the one, its name unknown."""
+        if not self.offered:
+            return
+        self.offered, self.on_table = False, True
+        known = self.offered_values.get(slot)
+        if known is not None and known.strip().lower() != value.strip().lower():
+            self.answered.discard("name")
 
 
 class GoalTracker:
     """Every domain of a goal, the domain being worked on, and the one being talked about."""
 
-    def __init__(self, goal: UserGoal, *, patience: int | None = None, track_told: bool = False) -> None:
+    def __init__(
+        self, goal: UserGoal, *, patience: int | None = None, track_told: bool = False, require_details: bool = False
+    ) -> None:
         self.goal = goal
         self.patience = patience
+        self.require_details = require_details
         self.domains = [DomainState(g) for g in goal.domains]
         if track_told:
             for state in self.domains:
@@ -205,8 +218,12 @@ class GoalTracker:
                 state.booking_asked = state.needs_booking or state.booking_asked
             if act.intent != "inform" or act.slot == "none":
                 continue
-            if act.slot in state.constraints and state.told is not None:
-                state.told.add(act.slot)
+            if act.slot in state.constraints:
+                if state.said.get(act.slot) != act.value.strip().lower() and not state.booked:
+                    state.add_constraint(act.slot, act.value)  # a new constraint, not one said again
+                state.said[act.slot] = act.value.strip().lower()
+                if state.told is not None:
+                    state.told.add(act.slot)
             elif act.slot in BOOK_SLOTS.get(state.domain, ()):
                 state.book_told.add(act.slot)
             if act.slot in state.requests and act.value.strip().lower() not in _NO_VALUE:
@@ -220,13 +237,24 @@ class GoalTracker:
 
     def _booking_target(self, act: Act, slots: Iterable[str] = ()) -> DomainState | None:
         """The goal domain a booking act is about: its own, else the one talked about, else one awaiting a
-        booking. "Booking" acts book a table or a room, never a train: their slots say which (a stay, a time)."""
+        booking. A "booking" act's slots say which where they can: a stay books a room, a time a table, a
+        venue's name no train, a train id a train."""
         waiting = [d for d in self.domains if d.needs_booking and not d.booked and not d.failed]
+        if self.require_details:
+            waiting = [d for d in waiting if d.booking_asked] or waiting
         if act.domain == "booking":
             slots = set(slots)
-            waiting = [d for d in waiting if d.domain != "train"]
-            hinted = [d for d in waiting if set(BOOK_SLOTS.get(d.domain, ())) >= slots & {"stay", "time"}]
+            hinted = [
+                d
+                for d in waiting
+                if not (slots & {"stay", "time"}) - set(BOOK_SLOTS.get(d.domain, ()))
+                and not ("name" in slots and d.domain == "train")
+                and not ("id" in slots and d.domain != "train")
+            ]
             waiting = hinted or waiting
+            # MultiWOZ's wizards book a train with a train act: a "booking" act books a table or a room
+            # where one waits (some systems book trains with it too)
+            waiting = [d for d in waiting if d.domain != "train"] or waiting
         for state in (self.state(act.domain), self._focused()):
             if state is not None and state in waiting:
                 return state
@@ -269,6 +297,9 @@ class GoalTracker:
             shared = self._booking_target(acts[0], [a.slot for a in acts if a.value.strip().lower() not in _NO_VALUE])
             if shared is not None:
                 targets[shared.domain] = shared
+        if self.require_details:
+            # a booking made before the user gave its details, or with other details, is not the goal's
+            targets = {d: s for d, s in targets.items() if s.booking_asked and self._details_match(s, acts)}
         for state in targets.values():
             state.booked = state.offered = True
             state.answered.add("ref")
@@ -277,6 +308,37 @@ class GoalTracker:
             if state is not None and not targets:
                 state.offered = True
         return set(targets)
+
+    @staticmethod
+    @staticmethod
+    def _note_value(state: DomainState, act: Act) -> None:
+        """Remember what the system says of the venue it offers (a new name: a new venue)."""
+        value = act.value.strip()
+        if value.lower() in _NO_VALUE or value.startswith("[") or act.slot in ("none", "choice"):
+            return
+        if act.slot in ("name", "id") and state.offered_values.get(act.slot) != value:
+            state.offered_values = {}
+        state.offered_values[act.slot] = value
+
+    @staticmethod
+    def _gives_value(act: Act) -> bool:
+        """Whether an informing act answers its slot: with a value, or "?" (the system does not know it, as
+        the database does not know many entrance fees: no system can say more). 2.1 annotates "free
+        parking" and "free wifi" with the value "none"; any other "none" answers nothing."""
+        value = act.value.strip().lower()
+        return value != "" and (value != "none" or act.slot in ("internet", "parking"))
+
+    @staticmethod
+    def _details_match(state: DomainState, acts: list[Act]) -> bool:
+        """Whether the booking details the acts state (where they carry values) are the ones in force."""
+        for act in acts:
+            wanted = state.book.get(act.slot)
+            value = act.value.strip().lower()
+            if wanted is None or value in _NO_VALUE or value.startswith("["):
+                continue
+            if value != wanted.strip().lower() and value.split()[0] != wanted.strip().lower():
+                return False
+        return True
 
     @staticmethod
     def _announces_booking(act: Act) -> bool:
@@ -308,11 +370,12 @@ class GoalTracker:
             about = self.state(act.domain) or self._focused()
             if about is not None:
                 spoken.add(about.domain)
+                self._note_value(about, act)
                 if self._offers(about, act) or (
                     act.domain == "booking" and act.intent == "inform" and about.domain in VENUE_DOMAINS
                 ):
                     about.offered, about.no_offers = True, 0
-            if act.slot not in ("none", "choice"):
+            if act.slot not in ("none", "choice") and self._gives_value(act):
                 target = self._answer_target(act)
                 if target is not None and act.slot in target.requests:
                     target.answered.add(act.slot)

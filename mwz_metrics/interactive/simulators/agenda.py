@@ -20,6 +20,7 @@ MultiWOZ 2.1 validation user turns (:mod:`..templates`), filled with the goal's 
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections import Counter
@@ -28,10 +29,11 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import VENUE_DOMAINS, Act
 from mwz_metrics.interactive.goals import UserGoal, taxi_endpoints
+from mwz_metrics.interactive.language import UserTemplates
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.templates import TemplateBank
+from mwz_metrics.interactive.templates import DECLINE
 from mwz_metrics.interactive.tracker import (
     NO_BOOKING,
     NO_OFFER,
@@ -62,7 +64,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         self,
         goal: UserGoal,
         rng: random.Random,
-        templates: TemplateBank,
+        templates: UserTemplates,
         reader: SystemActReader,
         *,
         max_informs: int = 3,
@@ -76,7 +78,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.max_informs = max_informs
         self.max_requests = max_requests
         self.patience = patience
-        self.tracker = GoalTracker(goal, patience=patience, track_told=True)
+        self.tracker = GoalTracker(goal, patience=patience, track_told=True, require_details=True)
         self.order: dict[str, list[str]] = {}
         self.pending: list[Act] = []
         self.asked: Counter[tuple[str, str]] = Counter()
@@ -86,6 +88,10 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.last: set[str] = set()
         self.finished = False
         self.said = ""  # the user's last text
+        self.turns = 0
+        self.talked: set[str] = set()  # the domains the user has spoken about
+        self.system_failed = False  # the system's last turn found nothing or failed to book
+        self.system_asked = False  # the system's last turn asked something or offered to book
         # Venue names the user knows: its goal's, then those the system offered (with acts).
         self.names = {d.domain: d.info["name"] for d in goal.domains if d.info.get("name")}
 
@@ -114,6 +120,12 @@ class AgendaUser(TrackedUser, UserSimulator):
         for act in acts:
             if act.intent == "request":
                 self._answer(act)
+        self.system_failed = any(a.intent in ("nooffer", "nobook") for a in acts)
+        # a question other than "anything else?" (a closing then declines it)
+        self.system_asked = any(
+            a.intent in ("request", "offerbook", "select") or (a.domain == "booking" and a.intent == "inform")
+            for a in acts
+        )
         self.tracker.observe(acts)  # a switch to the goal's final values leaves them to be said again
         return acts
 
@@ -173,64 +185,122 @@ class AgendaUser(TrackedUser, UserSimulator):
         order = self.order[state.domain] + [s for s in state.constraints if s not in self.order[state.domain]]
         return [s for s in order if s in state.constraints and s not in (state.told or ())]
 
+    def _say(self, options: list[list[Act]], moment: str, default: list[Act]) -> list[Act]:
+        """One of the act sets ``options``, drawn by how often users said it at ``moment`` (else ``default``)."""
+        weights = self.templates.weights(options, moment)
+        if not any(weights):
+            return default
+        return self.rng.choices(options, weights=weights)[0]
+
+    def _moment(self, domain: str) -> str:
+        """Where a turn about ``domain`` stands (its acts decided, bar the constraints' number)."""
+        if not self.turns:
+            return "open"
+        if self.system_failed:
+            return "retry"
+        return "intro" if domain not in self.talked else "continue"
+
     def _stalled(self, state: DomainState, why: str) -> list[Act]:
-        """Nothing new to say while waiting: repeat once per ``patience``, then give up."""
+        """Nothing new to say while waiting: repeat what is wanted once per ``patience``, then give up."""
         self.stalls[state.domain] += 1
         if self.stalls[state.domain] > self.patience:
             state.failed = why
             return []
-        if state.needs_booking and state.offered:
-            return [Act("inform", state.domain, s, v) for s, v in state.book.items()]
-        return [Act("inform", state.domain, s, v) for s, v in state.constraints.items()]
+        wanted = state.book if state.needs_booking and state.offered else state.constraints
+        acts = [Act("inform", state.domain, s, v) for s, v in wanted.items()]
+        options = [list(c) for n in range(len(acts), 0, -1) for c in itertools.combinations(acts, n)]
+        return self._say(options, "retry" if self.system_failed else "continue", acts)
 
-    def _domain_acts(self, state: DomainState, answered: set[tuple[str, str]]) -> list[Act]:
+    def _constraints(self, state: DomainState, untold: list[str]) -> list[Act]:
+        """Some of the constraints not said yet: as many at once as users say at this moment (at most
+        ``max_informs``); a domain brought up may first be named alone ("I also need a train")."""
+        moment = self._moment(state.domain)
+        acts = [Act("inform", state.domain, s, state.constraints[s]) for s in untold]
+        count = min(len(untold), self.rng.randint(2, self.max_informs) if len(untold) > 1 else 1)
+        options = [list(c) for n in range(1, self.max_informs + 1) for c in itertools.combinations(acts, n)]
+        if moment in ("open", "intro") and not (state.told or state.offered):
+            options.append([Act("inform", state.domain)])
+        return self._say(options, moment, acts[:count])
+
+    def _booking(self, state: DomainState, missing: list[str]) -> list[Act]:
+        """Booking details not given yet (some or all, as users give them), maybe asking for the reference."""
+        details = [Act("inform", state.domain, s, state.book[s]) for s in missing]
+        ref = Act("request", state.domain, "ref", "?")
+        options = [
+            [*c, *extra]
+            for n in range(len(details), 0, -1)
+            for c in itertools.combinations(details, n)
+            for extra in ([], [ref])
+        ]
+        default = details + ([ref] if self.rng.random() < 0.5 else [])
+        return self._say(options, self._moment(state.domain), default)
+
+    def _requests(self, state: DomainState, ask: list[str]) -> list[Act]:
+        """Some of the attributes still wanted (at most ``max_requests``), as users ask for them."""
+        acts = [Act("request", state.domain, s, "?") for s in ask]
+        options = [list(c) for n in range(1, self.max_requests + 1) for c in itertools.combinations(acts, n)]
+        chosen = self._say(options, self._moment(state.domain), acts[: self.rng.randint(1, self.max_requests)])
+        for act in chosen:
+            self.asked[(state.domain, act.slot)] += 1
+        return chosen
+
+    def _domain_acts(self, state: DomainState) -> list[Act]:
         domain = state.domain
-        untold = [s for s in self._untold(state) if (domain, s) not in answered]
+        untold = self._untold(state)
         if untold:
-            count = min(len(untold), self.rng.randint(2, self.max_informs) if len(untold) > 1 else 1)
-            chosen = untold[:count]
-            state.add_constraints()  # an offer made before these constraints must be confirmed
-            return [Act("inform", domain, s, state.constraints[s]) for s in chosen]
+            return self._constraints(state, untold)
         if state.needs_offer and not state.offered:
             return self._stalled(state, NO_OFFER)
         if state.needs_booking and not state.booked:
             missing = [s for s in booking_slots(domain) if s in state.book and s not in state.book_told]
             if missing:
-                acts = [Act("inform", domain, s, state.book[s]) for s in missing]
-                if self.rng.random() < 0.5:
-                    acts.append(Act("request", domain, "ref", "?"))
-                return acts
+                return self._booking(state, missing)
             return self._stalled(state, NO_BOOKING)
         wanted = [s for s in state.requests if s not in state.answered]
         ask = [s for s in wanted if self.asked[(domain, s)] < self.patience]
         if wanted and not ask:
             state.failed = f"{NOT_GIVEN}: {', '.join(wanted)}"
             return []
-        chosen = ask[: self.rng.randint(1, self.max_requests)]
-        for slot in chosen:
-            self.asked[(domain, slot)] += 1
-        return [Act("request", domain, s, "?") for s in chosen]
+        return self._requests(state, ask)
 
-    def _acts(self) -> tuple[list[Act], bool]:
-        acts, self.pending = self.pending, []
-        answered = {(a.domain, a.slot) for a in acts}
+    def _answers(self, pending: list[Act]) -> list[Act]:
+        """What the system asked for, maybe with more constraints of the same domain, as users answer."""
+        domain = pending[0].domain
+        state = self.tracker.state(domain)
+        if state is None or state.failed:
+            return pending
+        answered = {a.slot for a in pending}
+        extra = [Act("inform", domain, s, state.constraints[s]) for s in self._untold(state) if s not in answered]
+        options = [pending] + [pending + list(c) for n in (1, 2) for c in itertools.combinations(extra, n)]
+        return self._say(options, "retry" if self.system_failed else "answer", pending)
+
+    def _acts(self) -> tuple[list[Act], bool, str]:
+        """The next turn's acts, whether it is the last, and where it stands."""
+        pending, self.pending = self.pending, []
+        if pending:
+            # answers come first, and alone: one domain's request per turn
+            same = [a for a in pending if a.domain == pending[0].domain]
+            self.pending = [a for a in pending if a.domain != pending[0].domain]
+            return self._answers(same), False, "retry" if self.system_failed else "answer"
         for _ in range(len(self.tracker.domains) + 1):
             state = self.tracker.current
             if state is None:
-                return [Act("thank", "general"), Act("bye", "general")], True
-            new = self._domain_acts(state, answered)
-            if new or acts:
-                return acts + new, False
-        return [Act("thank", "general"), Act("bye", "general")], True
+                break
+            new = self._domain_acts(state)
+            if new:
+                return new, False, self._moment(state.domain)
+        return [Act("thank", "general"), Act("bye", "general")], True, DECLINE if self.system_asked else "close"
 
     def _turn(self) -> UserTurn:
-        acts, final = self._acts()
+        acts, final, moment = self._acts()
         self.tracker.observe_user(acts)  # a booking counts as asked for once every detail was given
         self.last = {a.slot for a in acts if a.intent == "inform"}
         self.known |= self.last
+        self.talked |= {a.domain for a in acts}
         self.finished = final
-        text = self.templates.realize(acts, self.rng)
+        text = self.templates.realize(acts, self.rng, moment)
         self.said = text
+        self.turns += 1
         return UserTurn(text, tuple(acts), final, self.tracker.booked_domains())
 
     def start(self) -> UserTurn:

@@ -25,7 +25,7 @@ from typing import Any
 
 from mwz_datasets.database import column_name
 from mwz_metrics.interactive.acts import ACT_TO_COLUMN, BOOK_SLOTS, DOMAINS, VENUE_DOMAINS, Act, parse_acts, state_slot
-from mwz_metrics.interactive.templates import TemplateBank
+from mwz_metrics.interactive.language import SystemTemplates
 
 VERSION = "1.0.0"
 
@@ -50,6 +50,7 @@ class _Part:
     allowed: frozenset[str]
     required: frozenset[str]
     values: dict[str, str]
+    about: str | None = None  # the domain a "booking" or "general" part is about
 
 
 def _part(intents: Iterable[str], domain: str, allowed, required=(), values=None) -> _Part:
@@ -86,7 +87,7 @@ def _reference(*parts: str) -> str:
 class OraclePolicy:
     """The oracle's decisions (see the module docstring)."""
 
-    def __init__(self, database: Any, templates: TemplateBank) -> None:
+    def __init__(self, database: Any, templates: SystemTemplates) -> None:
         self.db = database
         self.templates = templates
 
@@ -181,7 +182,7 @@ class OraclePolicy:
                     values.update({s: semi[s] for s in ("day", "depart", "dest") if s in semi})
                     parts.append(_part(["offerbooked"], domain, allowed, ["ref"], values))
                 else:
-                    allowed = {"ref", "name", "day", "people", "time", "stay", "none"}
+                    allowed = {"ref", "name", *BOOK_SLOTS[domain], "none"}  # a table has a time, a room a stay
                     parts.append(_part(["book"], "booking", allowed, ["ref"], values))
         elif parts and domain in BOOK_SLOTS and domain not in state.booked and not requests:
             if domain == "train":
@@ -244,6 +245,8 @@ class OraclePolicy:
         )
         if not asks:
             parts.append(_part(["reqmore"], "general", {"none"}))
+        for part in parts:
+            part.about = domain if domain in DOMAINS else None
         return parts
 
     # -- saying -----------------------------------------------------------------------
@@ -252,10 +255,11 @@ class OraclePolicy:
         """Text and acts of the decided parts, from the system templates."""
         texts, acts = [], []
         for part in parts:
-            chosen = self.templates.choose(part.intents, part.domain, part.allowed, part.required, rng)
+            chosen = self.templates.choose(part.intents, part.domain, part.allowed, part.required, rng, part.about)
             if chosen is None and len(part.required) > 1:
                 for slot in sorted(part.required):
                     single = _part(part.intents, part.domain, {slot, "name", "id"}, {slot}, part.values)
+                    single.about = part.about
                     text, said = self.realize([single], rng)
                     texts.append(text)
                     acts.extend(said)
@@ -265,7 +269,7 @@ class OraclePolicy:
                     Act(sorted(part.intents)[0], part.domain, s, part.values.get(s, "?"))
                     for s in sorted(part.required) or ["none"]
                 ]
-                texts.extend(self.templates.realize([a], rng) for a in fallback)
+                texts.append(self.templates.realize(fallback, rng))
                 acts.extend(fallback)
                 continue
             keys, text = chosen

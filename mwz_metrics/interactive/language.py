@@ -1,0 +1,286 @@
+"""Saying acts in words: user and system templates of MultiWOZ 2.1 validation, chosen by where a turn stands.
+
+:class:`UserTemplates` says a simulated user's acts with a template of exactly those acts taken
+from a user turn that stood where this one stands (:data:`~.templates.MOMENTS`: the opening turn,
+a turn bringing up a new domain, an answer, any other turn, the closing); a template from another
+moment is used only if it fits this one (:func:`~.templates.fits_moment`), and acts no template
+says together are said by groups. :meth:`UserTemplates.weights` tells a simulator which act sets
+the corpus can say at a moment, so that it chooses what to say among them.
+
+:class:`SystemTemplates` lets a reference system choose what to say among what the corpus's
+wizards said (:meth:`SystemTemplates.choose`), never naming a domain other than the one the
+turn is about.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import random
+from collections.abc import Iterable, Mapping, Sequence
+
+from mwz_metrics.interactive.acts import Act
+from mwz_metrics.interactive.templates import (
+    DECLINE,
+    MOMENTS,
+    declines,
+    fits_moment,
+    named_domains,
+    signature,
+    system_marker,
+    user_marker,
+    value_kind,
+)
+
+# Where to look when no template of a turn's moment says its acts.
+_BACKOFF = {
+    "open": ("open", "intro", "continue", "answer"),
+    "intro": ("intro", "continue", "answer"),
+    "answer": ("answer", "continue", "intro"),
+    "retry": ("retry", "answer", "continue", "intro"),
+    "continue": ("continue", "answer", "intro"),
+    "close": ("close",),
+}
+
+_FALLBACK_USER = {
+    "inform": "I would like the {slot} to be {value}.",
+    "request": "Can you tell me the {slot}?",
+    "thank": "Thank you.",
+    "bye": "Goodbye.",
+    "greet": "Hello.",
+}
+# How a user states one constraint when no template says it (``{v}``: the value).
+_USER_PHRASES = {
+    "area": "in the {v} area",
+    "price": "in the {v} price range",
+    "stars": "with {v} stars",
+    "type": "of the type {v}",
+    "food": "serving {v} food",
+    "name": "called {v}",
+    "day": "on {v}",
+    "people": "for {v} people",
+    "stay": "for {v} nights",
+    "time": "at {v}",
+    "leave": "leaving after {v}",
+    "arrive": "arriving by {v}",
+    "depart": "from {v}",
+    "dest": "to {v}",
+    "department": "in the {v} department",
+}
+_USER_FLAGS = {("parking", "yes"): "with free parking", ("parking", "no"): "without free parking"}
+_USER_FLAGS.update({("internet", "yes"): "with free wifi", ("internet", "no"): "without free wifi"})
+_REQUEST_WORDS = {
+    "addr": "address",
+    "post": "postcode",
+    "fee": "entrance fee",
+    "ticket": "price",
+    "time": "travel time",
+    "id": "train ID",
+    "ref": "reference number",
+    "car": "car type",
+    "price": "price range",
+    "leave": "departure time",
+    "arrive": "arrival time",
+}
+_FALLBACK_SYSTEM = {
+    "inform": "The {slot} is {value}.",
+    "recommend": "I recommend {value}.",
+    "request": "What {slot} would you like?",
+    "nooffer": "I am sorry, there is nothing matching that.",
+    "nobook": "I am sorry, the booking was unsuccessful.",
+    "book": "I have booked it, the reference number is [value_reference].",
+    "offerbooked": "I have booked it, the reference number is [value_reference].",
+    "offerbook": "Would you like me to book it?",
+    "reqmore": "Is there anything else I can help you with?",
+    "bye": "Goodbye.",
+    "welcome": "You are welcome.",
+    "greet": "Hello.",
+    "select": "Which one would you like?",
+}
+
+
+@dataclasses.dataclass
+class UserTemplates:
+    """User templates by moment and act signature, filled with the goal's values."""
+
+    bank: Mapping[str, Mapping[str, list[str]]]
+
+    def __post_init__(self) -> None:
+        unknown = set(self.bank) - set(MOMENTS)
+        if unknown:
+            raise ValueError(f"unknown moments {sorted(unknown)}; expected {MOMENTS}")
+
+    @functools.cached_property
+    def _fitting(self) -> dict[tuple[str, str, str], list[str]]:
+        return {}
+
+    def _candidates(self, key: str, moment: str) -> list[str]:
+        """Templates of signature ``key`` that fit ``moment``: its own first, else the first backoff that has some."""
+        for source in _BACKOFF[moment]:
+            cache_key = (moment, source, key)
+            found = self._fitting.get(cache_key)
+            if found is None:
+                templates = self.bank.get(source, {}).get(key, [])
+                domains = {part.split("|")[1] for part in key.split(";")}
+                found = templates if source == moment else [t for t in templates if fits_moment(t, moment, domains)]
+                self._fitting[cache_key] = found
+            if found:
+                return found
+        return []
+
+    def count(self, acts: Sequence[Act], moment: str) -> int:
+        """How many templates of ``moment`` itself say exactly ``acts``."""
+        return len(self.bank.get(moment, {}).get(signature(acts), ()))
+
+    def weights(self, options: Sequence[Sequence[Act]], moment: str) -> list[int]:
+        """Per option (a set of acts), how many templates of ``moment`` say it (0: none)."""
+        return [self.count(acts, moment) for acts in options]
+
+    @staticmethod
+    def _fill(template: str, acts: Sequence[Act]) -> str:
+        for act in acts:
+            if value_kind(act) == "value":
+                template = template.replace(user_marker(act), act.value)
+        return template
+
+    def _closing(self, acts: Sequence[Act], rng: random.Random, declining: bool) -> str | None:
+        """Thanks and goodbye: any closing template whose acts are among them (``declining``: one that says no)."""
+        intents = {a.intent for a in acts}
+        pool = [
+            t
+            for key, templates in self.bank.get("close", {}).items()
+            if {part.split("|")[0] for part in key.split(";")} <= intents
+            for t in templates
+            if not declining or declines(t)
+        ]
+        return rng.choice(pool) if pool else None
+
+    def realize(self, acts: Sequence[Act], rng: random.Random, moment: str = "continue") -> str:
+        """Text saying ``acts`` at ``moment``: one template of their signature, else of groups of them."""
+        acts = list(acts)
+        if not acts:
+            return ""
+        if moment in ("close", DECLINE):
+            closing = self._closing(acts, rng, moment == DECLINE) or self._closing(acts, rng, False)
+            if closing:
+                return closing
+            moment = "close"
+        found = self._candidates(signature(acts), moment)
+        if found:
+            return self._fill(rng.choice(found), acts)
+        groups: dict[tuple[str, str], list[Act]] = {}
+        for act in acts:
+            groups.setdefault((act.intent, act.domain), []).append(act)
+        if len(groups) > 1:
+            texts = [self.realize(g, rng, moment if i == 0 else "continue") for i, g in enumerate(groups.values())]
+            return " ".join(t for t in texts if t)
+        if len(acts) == 1:
+            return _fallback_user(acts[0])
+        texts, untemplated = [], []
+        for index, group in enumerate(self._split(acts, moment)):
+            if len(group) == 1 and not self._candidates(signature(group), moment):
+                untemplated.append(group[0])
+            else:
+                texts.append(self.realize(group, rng, moment if index == 0 else "continue"))
+        phrases = [_constraint_phrase(a) for a in untemplated]
+        if untemplated and all(phrases):
+            texts.append(f"I am looking for {_noun(untemplated[0].domain)} {' '.join(phrases)}.")  # type: ignore[arg-type]
+        else:
+            texts.extend(_fallback_user(a) for a in untemplated)
+        return " ".join(t for t in texts if t)
+
+    def _split(self, acts: list[Act], moment: str) -> list[list[Act]]:
+        """Groups of the acts that have templates: the largest sub-combination first, greedily."""
+        for size in range(len(acts) - 1, 0, -1):
+            for chosen in itertools.combinations(range(len(acts)), size):
+                group = [acts[i] for i in chosen]
+                if self._candidates(signature(group), moment):
+                    rest = [a for i, a in enumerate(acts) if i not in chosen]
+                    return [group, *self._split(rest, "continue")] if rest else [group]
+        return [[act] for act in acts]
+
+
+@dataclasses.dataclass
+class SystemTemplates:
+    """System templates by act signature, with mwzeval's ``[value_*]`` placeholders for values."""
+
+    templates: Mapping[str, list[str]]
+
+    @functools.cached_property
+    def _parsed(self) -> list[tuple[str, frozenset[tuple[str, str, str, str]]]]:
+        return [(key, frozenset(tuple(part.split("|")) for part in key.split(";"))) for key in self.templates]  # type: ignore[misc]
+
+    @functools.cached_property
+    def _named(self) -> dict[str, list[frozenset[str]]]:
+        return {key: [frozenset(named_domains(t)) for t in found] for key, found in self.templates.items()}
+
+    @functools.cached_property
+    def _choices(self) -> dict[tuple, list]:
+        return {}
+
+    def choose(
+        self,
+        intents: Iterable[str],
+        domain: str,
+        allowed: Iterable[str],
+        required: Iterable[str],
+        rng: random.Random,
+        about: str | None = None,
+    ) -> tuple[list[tuple[str, str, str, str]], str] | None:
+        """A template saying acts of ``intents`` in ``domain`` about ``allowed`` slots, at least the
+        ``required`` ones (``"none"`` allows slotless acts): its act keys and its text.
+
+        ``about``: the domain the turn is about (a "booking" or "general" act's); a template naming
+        any other domain is never chosen. Used by reference systems, which choose what to say among
+        what the corpus says; a signature is drawn with probability proportional to its templates.
+        """
+        intents, allowed, required = frozenset(intents), frozenset(allowed), frozenset(required)
+        topic = frozenset({about or domain} - {"general", "booking"})
+        key = (intents, domain, allowed, required, topic)
+        candidates = self._choices.get(key)
+        if candidates is None:
+            candidates = []
+            for name, parts in self._parsed:
+                if not all(p[0] in intents and p[1] == domain and p[2] in allowed for p in parts):
+                    continue
+                if not required <= {p[2] for p in parts if p[3] == "value" or p[0] == "request"}:
+                    continue
+                texts = [t for t, named in zip(self.templates[name], self._named[name]) if named <= topic]
+                if texts:
+                    candidates.append((sorted(parts), texts))
+            self._choices[key] = candidates
+        if not candidates:
+            return None
+        parts, texts = rng.choices(candidates, weights=[len(t) for _, t in candidates])[0]
+        return parts, rng.choice(texts)
+
+    def realize(self, acts: Sequence[Act], rng: random.Random) -> str:
+        """One act said by a fallback sentence (when no template of the corpus says it)."""
+        return " ".join(
+            _FALLBACK_SYSTEM.get(a.intent, "").format(slot=a.slot, value=system_marker(a) or a.value) for a in acts
+        ).strip()
+
+
+def _fallback_user(act: Act) -> str:
+    word = _REQUEST_WORDS.get(act.slot, act.slot)
+    if value_kind(act) == "dontcare":
+        return f"I don't mind about the {word}."
+    if act.intent == "inform":
+        phrase = _constraint_phrase(act)
+        if phrase:
+            return f"I am looking for {_noun(act.domain)} {phrase}."
+        if act.slot == "none":
+            return f"I am looking for {_noun(act.domain)}."
+    return _FALLBACK_USER.get(act.intent, "").format(slot=word, value=act.value)
+
+
+def _noun(domain: str) -> str:
+    return "a place to go" if domain == "attraction" else f"a {domain}"
+
+
+def _constraint_phrase(act: Act) -> str | None:
+    phrase = _USER_FLAGS.get((act.slot, act.value.lower()))
+    if phrase is None and act.slot in _USER_PHRASES:
+        phrase = _USER_PHRASES[act.slot].format(v=act.value)
+    return phrase
