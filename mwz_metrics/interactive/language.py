@@ -24,7 +24,6 @@ from mwz_metrics.interactive.acts import Act
 from mwz_metrics.interactive.templates import (
     DECLINE,
     MOMENTS,
-    declines,
     fits_moment,
     named_domains,
     signature,
@@ -40,7 +39,8 @@ _BACKOFF = {
     "answer": ("answer", "continue", "intro"),
     "retry": ("retry", "answer", "continue", "intro"),
     "continue": ("continue", "answer", "intro"),
-    "close": ("close",),
+    "close": ("close", DECLINE),
+    DECLINE: (DECLINE, "close"),
 }
 
 _FALLBACK_USER = {
@@ -144,15 +144,14 @@ class UserTemplates:
                 template = template.replace(user_marker(act), act.value)
         return template
 
-    def _closing(self, acts: Sequence[Act], rng: random.Random, declining: bool) -> str | None:
-        """Thanks and goodbye: any closing template whose acts are among them (``declining``: one that says no)."""
+    def _closing(self, acts: Sequence[Act], rng: random.Random, moment: str) -> str | None:
+        """Thanks and goodbye: any closing template of ``moment`` whose acts are among them."""
         intents = {a.intent for a in acts}
         pool = [
             t
-            for key, templates in self.bank.get("close", {}).items()
+            for key, templates in self.bank.get(moment, {}).items()
             if {part.split("|")[0] for part in key.split(";")} <= intents
             for t in templates
-            if not declining or declines(t)
         ]
         return rng.choice(pool) if pool else None
 
@@ -162,7 +161,7 @@ class UserTemplates:
         if not acts:
             return ""
         if moment in ("close", DECLINE):
-            closing = self._closing(acts, rng, moment == DECLINE) or self._closing(acts, rng, False)
+            closing = self._closing(acts, rng, moment) or self._closing(acts, rng, "close")
             if closing:
                 return closing
             moment = "close"

@@ -139,11 +139,11 @@ def _template(words: list[str], acts: list[Act], spans: Sequence[Mapping[str, An
 # Where a user turn stands in its dialogue: its first turn, a turn bringing up a domain not talked
 # about yet, an answer to what the system asked, a turn after the system found nothing or failed to
 # book, any other turn, the closing thanks and goodbye.
-MOMENTS = ("open", "intro", "answer", "retry", "continue", "close")
-# The closing that declines what the system just offered or asked ("No, that's all, thanks."): a
-# closing template that starts saying no.
+# The closing after a question of the system ("Anything else?", "Shall I book it?") is a "decline":
+# "No, that's all, thanks."
 DECLINE = "decline"
-_DECLINING = frozenset("no nope nah not".split())
+MOMENTS = ("open", "intro", "answer", "retry", "continue", "close", DECLINE)
+_QUESTIONS = ("request", "reqmore", "offerbook", "select")
 
 # Words of values a template must not keep outside its markers: they would contradict the goal (or
 # the system's database: "the closest to 19:30").
@@ -373,11 +373,6 @@ def _says_only_its_acts(template: str, acts: Sequence[Act], *, system: bool = Fa
     return all(_MARKER.search(c) or _sentence_says(c, acts) for c in clauses)
 
 
-def declines(template: str) -> bool:
-    """Whether a closing template starts by saying no."""
-    return _first_word(template) in _DECLINING
-
-
 def _first_word(template: str) -> str:
     match = re.match(r"\W*([A-Za-z']+)", template)
     return match.group(1).lower() if match else ""
@@ -406,13 +401,18 @@ def fits_moment(template: str, moment: str, domains: Iterable[str] = ()) -> bool
     greets = re.search(_INTENT_WORDS["greet"], lowered.strip()) is not None
     if moment == "open":
         return _first_word(template) not in _REPLY_OPENERS and not _BACK_REFERENCES.search(lowered)
-    if moment not in ("retry", "close") and _RETRY_WORDS.search(lowered):
+    if moment not in ("retry", "close", DECLINE) and _RETRY_WORDS.search(lowered):
         return False  # "how about ... instead" answers a failure
-    if moment == "close" and ("?" in template or _ASKING.search(lowered)):
+    if moment in ("close", DECLINE) and ("?" in template or _ASKING.search(lowered)):
         return False  # a closing asks nothing
     if moment == "answer" and _first_word(template) in _YES_NO:
         return False  # "yes, cambridge" answers no "where to?"
     return not greets and "nice to meet" not in lowered
+
+
+def asks(acts: Sequence[Act]) -> bool:
+    """Whether system acts ask the user something ("anything else?" too, and an offer to book)."""
+    return any(a.intent in _QUESTIONS or (a.domain == "booking" and a.intent == "inform") for a in acts)
 
 
 def user_moment(index: int, acts: Sequence[Act], system_before: Sequence[Act], seen_domains: set[str]) -> str:
@@ -421,7 +421,7 @@ def user_moment(index: int, acts: Sequence[Act], system_before: Sequence[Act], s
         return "open"
     domains = {a.domain for a in acts if a.domain not in ("general", "booking")}
     if acts and not domains and all(a.intent in ("thank", "bye") for a in acts):
-        return "close"
+        return DECLINE if asks(system_before) else "close"
     if any(a.intent in ("nooffer", "nobook") for a in system_before):
         return "retry"
     if domains - seen_domains:

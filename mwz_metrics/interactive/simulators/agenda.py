@@ -33,7 +33,7 @@ from mwz_metrics.interactive.language import UserTemplates
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.templates import DECLINE
+from mwz_metrics.interactive.templates import DECLINE, asks
 from mwz_metrics.interactive.tracker import (
     NO_BOOKING,
     NO_OFFER,
@@ -91,7 +91,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.turns = 0
         self.talked: set[str] = set()  # the domains the user has spoken about
         self.system_failed = False  # the system's last turn found nothing or failed to book
-        self.system_asked = False  # the system's last turn asked something or offered to book
+        self.system_asked = False  # the system's last turn asked something (anything else? shall I book it?)
         # Venue names the user knows: its goal's, then those the system offered (with acts).
         self.names = {d.domain: d.info["name"] for d in goal.domains if d.info.get("name")}
 
@@ -121,11 +121,7 @@ class AgendaUser(TrackedUser, UserSimulator):
             if act.intent == "request":
                 self._answer(act)
         self.system_failed = any(a.intent in ("nooffer", "nobook") for a in acts)
-        # a question other than "anything else?" (a closing then declines it)
-        self.system_asked = any(
-            a.intent in ("request", "offerbook", "select") or (a.domain == "booking" and a.intent == "inform")
-            for a in acts
-        )
+        self.system_asked = asks(acts)  # a closing then declines
         self.tracker.observe(acts)  # a switch to the goal's final values leaves them to be said again
         return acts
 
@@ -236,10 +232,16 @@ class AgendaUser(TrackedUser, UserSimulator):
         return self._say(options, self._moment(state.domain), default)
 
     def _requests(self, state: DomainState, ask: list[str]) -> list[Act]:
-        """Some of the attributes still wanted (at most ``max_requests``), as users ask for them."""
+        """The attributes still wanted: as many at once as users are heard asking for together (at most
+        ``max_requests``), so that the system is not asked again after each answer."""
         acts = [Act("request", state.domain, s, "?") for s in ask]
-        options = [list(c) for n in range(1, self.max_requests + 1) for c in itertools.combinations(acts, n)]
-        chosen = self._say(options, self._moment(state.domain), acts[: self.rng.randint(1, self.max_requests)])
+        moment = self._moment(state.domain)
+        chosen = acts[: self.rng.randint(1, self.max_requests)]
+        for n in range(min(len(acts), self.max_requests), 0, -1):
+            options = [list(c) for c in itertools.combinations(acts, n)]
+            if any(self.templates.weights(options, moment)):
+                chosen = self._say(options, moment, chosen)
+                break
         for act in chosen:
             self.asked[(state.domain, act.slot)] += 1
         return chosen

@@ -38,6 +38,14 @@ _OFFER_SLOTS = {
     },
     "train": {"id", "leave", "arrive", "depart", "dest", "day", "choice", "ticket", "time", "none"},
 }
+# More venues (or trains) than this matching: the oracle asks for one of these slots before offering.
+_NARROW_ABOVE = 5
+_NARROWING_SLOTS = {
+    "restaurant": ("food", "area", "price"),
+    "hotel": ("area", "price", "type", "stars"),
+    "attraction": ("type", "area"),
+    "train": ("leave", "arrive"),
+}
 _TAXI_CARS = ("black toyota", "white skoda", "red bmw", "yellow honda", "blue ford", "grey audi", "black lexus")
 
 
@@ -68,6 +76,7 @@ class OracleState:
     booked: dict[str, str] = dataclasses.field(default_factory=dict)
     wants_booking: set[str] = dataclasses.field(default_factory=set)
     current: str | None = None
+    asked: set[tuple[str, str]] = dataclasses.field(default_factory=set)  # (domain, slot) the oracle asked for
 
     def prediction_state(self) -> dict[str, dict[str, str]]:
         """The belief state in mwzeval's predictions form (slot names as its states use them)."""
@@ -151,6 +160,9 @@ class OraclePolicy:
         if not rows:
             state.venue.pop(domain, None)
             return [_part(["nooffer"], domain, {*semi, "none"}, values=semi)]
+        narrowing = self._narrowing(domain, state, rows, requests)
+        if narrowing is not None:
+            return [narrowing]
         key_slot = "id" if domain == "train" else "name"
         id_column = "trainID" if domain == "train" else "id"
         chosen = state.venue.get(domain)
@@ -190,6 +202,23 @@ class OraclePolicy:
             else:
                 parts.append(_part(["inform"], "booking", {"none"}))
         return parts
+
+    @staticmethod
+    def _narrowing(domain: str, state: OracleState, rows: list, requests: list[str]) -> _Part | None:
+        """Before a first offer among many venues, ask for a constraint the user has not given, as
+        MultiWOZ's wizards do ("There are 21 of those. What area would you like?"); at most twice a domain."""
+        if len(rows) <= _NARROW_ABOVE or requests or domain in state.offered_for or domain in state.wants_booking:
+            return None
+        semi = state.semi.get(domain, {})
+        asked = [slot for d, slot in state.asked if d == domain]
+        if len(asked) >= 2:
+            return None
+        slot = next((s for s in _NARROWING_SLOTS.get(domain, ()) if s not in semi and s not in asked), None)
+        if slot is None or (domain == "train" and {"leave", "arrive"} & semi.keys()):
+            return None
+        state.asked.add((domain, slot))
+        values = {**semi, "choice": str(len(rows))}
+        return _part(["inform", "request"], domain, {"choice", "none", slot, *semi}, [slot], values)
 
     def _taxi_parts(self, state: OracleState, requests: list[str], dialogue_id: str) -> list[_Part]:
         semi = state.semi.get("taxi", {})
