@@ -53,6 +53,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         "--fluency-model", metavar="NAME_OR_PATH", help="fluency under a Hugging Face causal LM (the neural extra)"
     )
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
+    parser.add_argument(
+        "--explain",
+        type=int,
+        nargs="?",
+        const=5,
+        metavar="N",
+        help="print N (5) failed sessions as transcripts: what failed in each domain, on whose side",
+    )
     parser.add_argument("--predictions", help="also write the sessions as mwzeval predictions (JSON)")
     parser.add_argument("--result", help="write the full result as JSON")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
@@ -80,12 +88,14 @@ def _default_output(args: argparse.Namespace) -> str:
     return f"mwz-interact-{args.simulator}-{name}.jsonl"
 
 
-def _cell(value: Any, interval: Any, digits: int = 1) -> str:
+def _cell(value: Any, interval: Any, digits: int = 1, resampled: bool = True) -> str:
     if value is None:
         return f"{'n/a':>8}"
     shown = f"{value:8.{digits}f}"
     if interval:
         shown += f"  [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+    elif resampled:
+        shown += "  n/a (too few sessions)"
     return shown
 
 
@@ -100,6 +110,7 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         f"{'':20}{'value':>8}  95% CI",
     ]
     ci = result.get("ci95", {})
+    resampled = bool(((result.get("signature") or {}).get("fields") or {}).get("bootstrap", {}).get("resamples", 1))
     rows = [
         ("inform", "inform"),
         ("success", "success"),
@@ -115,7 +126,8 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
     ]
     for label, key in rows:
         if key in result:
-            lines.append(f"{label:20}{_cell(result[key], ci.get(key), 3 if key == 'fluency' else 1)}")
+            digits = 3 if key == "fluency" else 1
+            lines.append(f"{label:20}{_cell(result[key], ci.get(key), digits, resampled and key in ci)}")
     for style, value in (result.get("bleu") or {}).items():
         lines.append(f"{'bleu ' + style:20}{value:8.2f}")
     if result.get("inform_by_domain"):
@@ -126,6 +138,8 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         )
         lines.append(f"inform/success by domain: {domains}")
     lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in result["end_reasons"].items()))
+    if result.get("give_ups"):
+        lines.append("simulator gave up: " + ", ".join(f"{k} x {v}" for k, v in result["give_ups"].items()))
     if result.get("system_failures"):
         lines.append("system failures: " + ", ".join(f"{k} {v}" for k, v in result["system_failures"].items()))
     for warning in result.get("warnings", []):
@@ -163,6 +177,7 @@ def _progress() -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or only score) the sessions and print the scores."""
     from mwz_metrics.interactive import api, export
+    from mwz_metrics.interactive import sessions as session_files
     from mwz_metrics.multiwoz.inputs import InputError
 
     if args.coherence:
@@ -207,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
         resamples=args.resamples,
     )
     result["session_file"] = output
+    if not args.score_only:
+        session_files.add_outcomes(output, result["per_session"])  # per-domain outcomes beside each session
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
     else:
@@ -214,4 +231,9 @@ def run(args: argparse.Namespace) -> int:
     write_json(result, args.result)
     if args.predictions:
         write_json(export.predictions(sessions), args.predictions)
+    if args.explain:
+        from mwz_metrics.interactive.explain import explain
+
+        print()
+        print(explain(sessions, result["per_session"], args.explain))
     return 0

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import logging
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -44,6 +43,8 @@ REQUESTABLE = {
     "police": {"addr", "post", "phone"},
 }
 _INFORMING = {"inform", "recommend", "select", "offerbook", "offerbooked"}
+# Fewer sessions than this behind a figure: no interval (n/a).
+MIN_SESSIONS = 10
 _BOOKING = {"book", "offerbooked"}
 
 
@@ -99,10 +100,6 @@ def _interval(samples: np.ndarray) -> list[float] | None:
     return [low, high]
 
 
-def _rate_samples(values: Sequence[float | None], weights: np.ndarray) -> np.ndarray:
-    return bootstrap.rate([math.nan if v is None else float(v) for v in values])(weights)
-
-
 def score_sessions(
     sessions: Sequence[Mapping[str, Any]],
     *,
@@ -144,6 +141,7 @@ def score_sessions(
                 "turns": len(export.system_turns(session)),
                 "end": session["end"]["reason"],
                 **figures,
+                "domains": _domain_outcomes(session, outcome),
             }
         )
     result = _summary(per_session, resamples, seed)
@@ -162,33 +160,88 @@ def score_sessions(
 
 
 def _summary(per_session: list[dict[str, Any]], resamples: int, seed: int) -> dict[str, Any]:
-    """Rates, act figures, turns and end reasons with their bootstrap intervals."""
+    """Rates, act figures, turns and end reasons with their bootstrap intervals.
+
+    A figure over sessions of one kind (the book rate over sessions with a booking, turns over the
+    successful ones) resamples those sessions only; with fewer than :data:`MIN_SESSIONS` of them its
+    interval is None (shown as n/a), never a [0, 100] made of empty resamples.
+    """
     n = len(per_session)
-    weights = bootstrap.resample_weights(n, resamples, seed) if resamples > 0 else np.zeros((0, n))
     out: dict[str, Any] = {"sessions": n}
     ci: dict[str, Any] = {}
     for key in ("inform", "success", "complete", "book_rate"):
-        values = [s[key] for s in per_session]
-        present = [v for v in values if v is not None]
+        present = [float(s[key]) for s in per_session if s[key] is not None]
         out[key] = 100.0 * sum(present) / len(present) if present else None
-        if present and resamples > 0:
-            ci[key] = _interval(_rate_samples(values, weights))
+        ci[key] = _resampled(present, resamples, seed, _percent)
     tp, fp, fn = (np.array([s[k] for s in per_session], dtype=np.float64) for k in ("tp", "fp", "fn"))
     precision, recall, f1 = _f1(tp.sum(), fp.sum(), fn.sum())
     out["inform_precision"], out["inform_recall"], out["inform_f1"] = 100 * precision, 100 * recall, 100 * f1
-    if resamples > 0:
-        sums = [weights @ x for x in (tp, fp, fn)]
-        resampled = np.array([[100 * v for v in _f1(*t)] for t in zip(*sums)])
-        for i, key in enumerate(("inform_precision", "inform_recall", "inform_f1")):
-            ci[key] = _interval(resampled[:, i])
-    turns = np.array([s["turns"] for s in per_session], dtype=np.float64)
-    successful = [s["turns"] for s in per_session if s["success"] == 1.0]
-    out["turns"] = float(turns.mean())
+    weights = _weights(n, resamples, seed)
+    for i, key in enumerate(("inform_precision", "inform_recall", "inform_f1")):
+        ci[key] = None
+        if weights is not None:
+            sums = [weights @ x for x in (tp, fp, fn)]
+            ci[key] = _interval(np.array([100 * _f1(*t)[i] for t in zip(*sums)]))
+    turns = [float(s["turns"]) for s in per_session]
+    successful = [float(s["turns"]) for s in per_session if s["success"] == 1.0]
+    out["turns"] = float(np.mean(turns))
     out["turns_successful"] = float(np.mean(successful)) if successful else None
-    if resamples > 0:
-        ci["turns"] = _interval((weights @ turns) / np.maximum(weights.sum(axis=1), 1))
+    ci["turns"] = _resampled(turns, resamples, seed, _mean)
+    ci["turns_successful"] = _resampled(successful, resamples, seed, _mean)
     out["end_reasons"] = {reason: count for reason, count in Counter(s["end"] for s in per_session).most_common()}
+    out["give_ups"] = _give_ups(per_session)
     out["ci95"] = ci
+    return out
+
+
+def _percent(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return 100.0 * (weights @ values) / len(values)
+
+
+def _mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return (weights @ values) / len(values)
+
+
+def _weights(n: int, resamples: int, seed: int) -> np.ndarray | None:
+    """Bootstrap weights over ``n`` sessions; None without resamples or with too few sessions."""
+    if resamples <= 0 or n < MIN_SESSIONS:
+        return None
+    return bootstrap.resample_weights(n, resamples, seed)
+
+
+def _resampled(values: Sequence[float], resamples: int, seed: int, score) -> list[float] | None:
+    """The interval of ``score(values, weights)`` resampling these values' sessions only."""
+    weights = _weights(len(values), resamples, seed)
+    if weights is None:
+        return None
+    return _interval(score(np.asarray(values, dtype=np.float64), weights))
+
+
+def _give_ups(per_session: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Sessions in which the simulator gave a domain up, by domain and reason ("train: no offer")."""
+    counts: Counter[str] = Counter()
+    for session in per_session:
+        for domain, outcome in session["domains"].items():
+            if outcome.get("given_up"):
+                reason = outcome["given_up"].split(":")[0]  # "not given: fee, phone" counts as "not given"
+                counts[f"{domain}: {reason}"] += 1
+    return dict(counts.most_common())
+
+
+def _domain_outcomes(session: Mapping[str, Any], outcome: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per goal domain: mwzeval's inform and success, and the simulator's view (what it lacked, why it gave up)."""
+    simulated = (session.get("details") or {}).get("domains") or {}
+    given_up = (session.get("details") or {}).get("given_up") or {}
+    out = {}
+    for part in session["goal"]["domains"]:
+        domain = part["domain"]
+        view = simulated.get(domain, {})
+        out[domain] = {
+            "inform": outcome["inform"].get(domain),
+            "success": outcome["success"].get(domain),
+            **({"missing": view["missing"]} if view.get("missing") else {}),
+            **({"given_up": given_up[domain]} if domain in given_up else {}),
+        }
     return out
 
 

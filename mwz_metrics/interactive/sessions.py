@@ -76,6 +76,29 @@ def read(path: str | os.PathLike, *, repair: bool = False) -> tuple[dict[str, An
     return first["run"], sessions
 
 
+def add_outcomes(path: str | os.PathLike, per_session: list[Mapping[str, Any]]) -> None:
+    """Write each session's scored outcome (``outcome``: mwzeval's per-domain Inform/Success, the
+    simulator's view, the act figures) into the session file of the run that wrote it, atomically.
+
+    Only the run that wrote a file calls this (``--score-only`` reads a file, it never changes it);
+    a resumed run keeps the outcomes, which are no part of the run's configuration.
+    """
+    path = Path(path)
+    outcomes = {record["id"]: record for record in per_session}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = [lines[0]]
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        session = json.loads(line)
+        if session["id"] in outcomes:
+            session["outcome"] = {k: v for k, v in outcomes[session["id"]].items() if k != "id"}
+        out.append(json.dumps(session, ensure_ascii=False))
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text("\n".join(out) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+
+
 def looks_like_session_file(path: str | os.PathLike) -> bool:
     """Whether a file starts with a session-file header."""
     try:

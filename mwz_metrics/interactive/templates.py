@@ -195,6 +195,32 @@ _REQUEST_SLOT_WORDS = {
     "car": r"car|type|kind|model|make|vehicle|color|colour",
     "name": r"name|called|which",
 }
+# The words that name a requestable attribute for sure (a user template naming one says something of it).
+_NAMED_ATTRIBUTES = {
+    slot: re.compile(pattern)
+    for slot, pattern in {
+        "phone": r"phone|contact number|telephone",
+        "addr": r"\baddress",
+        "post": r"post ?code|postal code|zip",
+        "car": r"car type|type of car|kind of car|make of (the )?car|model",
+        "fee": r"entrance fee|admission|entry fee",
+        "ref": r"reference|confirmation number",
+        "time": r"travel time|duration|how long",
+    }.items()
+}
+# The words that name a requestable attribute for sure (a user template naming one says something of it).
+_NAMED_ATTRIBUTES = {
+    slot: re.compile(pattern)
+    for slot, pattern in {
+        "phone": r"phone|contact number|telephone",
+        "addr": r"\baddress",
+        "post": r"post ?code|postal code|zip",
+        "car": r"car type|type of car|kind of car|make of (the )?car|model",
+        "fee": r"entrance fee|admission|entry fee",
+        "ref": r"reference|confirmation number",
+        "time": r"travel time|duration|how long",
+    }.items()
+}
 _INTENT_WORDS = {
     "thank": r"thank|appreciat|grateful|cheers|helpful|great help",
     "bye": r"\bbye\b|goodbye|good day|nice day|great day|good night|have a|take care|enjoy",
@@ -364,6 +390,14 @@ def _system_sentence_says(sentence: str, acts: Sequence[Act]) -> bool:
     return False
 
 
+def _asks_unasked(template: str, acts: Sequence[Act]) -> bool:
+    """Whether a user template names an attribute its acts neither ask for nor state ("Can I get the
+    contact number and car type?" annotated as a request for the car type alone)."""
+    words = _MARKER.sub(" ", template).lower()
+    covered = {a.slot for a in acts}
+    return any(slot not in covered and pattern.search(words) for slot, pattern in _NAMED_ATTRIBUTES.items())
+
+
 def _says_only_its_acts(template: str, acts: Sequence[Act], *, system: bool = False) -> bool:
     """Every sentence (a user's: every clause) holds a marker or says one of the acts: no words the
     acts do not carry ("Thanks, can I have their number?" is no closing)."""
@@ -469,7 +503,9 @@ def build_user_bank(dialogues: Iterable[Mapping[str, Any]]) -> dict[str, dict[st
                 continue  # a value the annotation missed, or an alternative
             if named_domains(template) - {a.domain for a in acts}:
                 continue  # it names another domain
-            if not _says_only_its_acts(template, acts) or not fits_moment(template, moment, {a.domain for a in acts}):
+            if not _says_only_its_acts(template, acts) or _asks_unasked(template, acts):
+                continue  # words its acts do not say
+            if not fits_moment(template, moment, {a.domain for a in acts}):
                 continue
             found = bank[moment].setdefault(signature(acts), [])
             if template not in found:

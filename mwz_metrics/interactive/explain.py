@@ -1,0 +1,89 @@
+"""Failed sessions as transcripts: what failed in each goal domain, and on whose side.
+
+A domain fails by mwzeval (its Inform or Success is false) or by the simulator (it lacked
+something, or gave the domain up). Whose side a failure is on:
+
+- **system**: mwzeval fails the domain (the system never offered a venue meeting the goal, or
+  never gave a requested attribute or the reference), or the session ended on the system's error;
+- **simulator**: mwzeval counts the domain successful, yet the simulator lacked something or gave
+  up (it misread the system, or the system gave what mwzeval checks but not the rest of the
+  goal: the simulator's reasons say which), or the session ended on the simulator's error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+_SYSTEM_ENDS = ("system_out_of_turns", "system_timeout", "system_error", "malformed_response")
+
+
+def failed(record: Mapping[str, Any]) -> bool:
+    """Whether a scored session (a ``per_session`` entry) failed by mwzeval or by the simulator."""
+    return record.get("success") == 0.0 or record.get("complete") == 0.0
+
+
+def domain_verdicts(record: Mapping[str, Any]) -> list[str]:
+    """One line per failed goal domain: what failed and whose side it is on."""
+    lines = []
+    for domain, outcome in record["domains"].items():
+        mwzeval_ok = outcome.get("inform") is not False and outcome.get("success") is not False
+        lacked = outcome.get("given_up") or ", ".join(outcome.get("missing") or ())
+        if mwzeval_ok and not lacked:
+            continue
+        if not mwzeval_ok:
+            what = "Inform" if outcome.get("inform") is False else "Success"
+            view = f"; the simulator: {lacked}" if lacked else "; the simulator was satisfied"
+            lines.append(f"{domain}: system's side: mwzeval's {what} fails{view}")
+        else:
+            lines.append(f"{domain}: simulator's side: mwzeval counts it, the simulator: {lacked}")
+    reason = record.get("end")
+    if reason in _SYSTEM_ENDS:
+        lines.append(f"session: system's side: it ended with {reason}")
+    elif reason == "simulator_error":
+        lines.append("session: simulator's side: it ended with simulator_error")
+    elif reason == "max_turns":
+        lines.append("session: it reached the turn limit")
+    return lines
+
+
+def transcript(session: Mapping[str, Any]) -> list[str]:
+    """The session's turns, each with the acts the system sent (or the simulator read) and the user's."""
+    lines = []
+    for turn in session["turns"]:
+        speaker = "user  " if turn["speaker"] == "user" else "system"
+        lines.append(f"  {speaker} {turn['text']}")
+        acts = turn.get("acts") if turn.get("acts") is not None else turn.get("read_acts")
+        if acts:
+            label = "read" if turn.get("acts") is None else "acts"
+            lines.append(f"         {label}: " + "; ".join(" ".join(a) for a in acts))
+    return lines
+
+
+def explain(sessions: Sequence[Mapping[str, Any]], per_session: Sequence[Mapping[str, Any]], count: int) -> str:
+    """The first ``count`` failed sessions (in the sessions' order) as transcripts with their verdicts."""
+    by_id = {s["id"]: s for s in sessions}
+    chosen = [r for r in per_session if failed(r)][:count]
+    total = sum(1 for r in per_session if failed(r))
+    out = [f"{len(chosen)} of {total} failed sessions:"]
+    for record in chosen:
+        session = by_id[record["id"]]
+        end = session["end"]
+        detail = f" ({end['detail']})" if end.get("detail") else ""
+        out.append("")
+        out.append(
+            f"{record['id']}: success {_flag(record.get('success'))}, complete {_flag(record.get('complete'))}, "
+            f"ended {end['reason']}{detail}"
+        )
+        for part in session["goal"]["domains"]:
+            wanted = ", ".join(f"{k}={v}" for k, v in part["info"].items())
+            extra = f"; book {part['book']}" if part.get("book") else ""
+            extra += f"; asks {', '.join(part['reqt'])}" if part.get("reqt") else ""
+            out.append(f"  goal {part['domain']}: {wanted}{extra}")
+        out.extend(f"  -> {line}" for line in domain_verdicts(record))
+        out.extend(transcript(session))
+    return "\n".join(out)
+
+
+def _flag(value: float | None) -> str:
+    return "n/a" if value is None else ("yes" if value else "no")
