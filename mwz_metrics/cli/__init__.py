@@ -23,7 +23,7 @@ logger = logging.getLogger("mwz")
 
 CLI_ENTRY_POINT_GROUP = "mwz.cli"
 # Imported when the parser is built; each module imports its heavy dependencies lazily.
-BUILTIN_COMMANDS = ("plugins", "evaluate", "compare", "dstc9", "coherence", "interact", "fluency", "cache")
+BUILTIN_COMMANDS = ("plugins", "evaluate", "compare", "dstc9", "coherence", "interact", "simulator", "fluency", "cache")
 
 __all__ = [
     "BUILTIN_COMMANDS",

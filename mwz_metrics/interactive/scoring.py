@@ -68,16 +68,18 @@ def act_figures(session: Mapping[str, Any], inform: Mapping[str, bool] | None) -
     constrained = {(d.domain, s) for d in goal.domains for k in d.info if (s := goal_slot_to_act(k))}
     informed: set[tuple[str, str]] = set()
     booked: set[str] = set()
+    booking = [d.domain for d in goal.domains if d.book]
     for turn in export.system_turns(session):
         active = list(turn.get("active_domains") or [])
         for intent, domain, slot, _value in export.acts_of(turn):
             if intent in _INFORMING and domain in domains and slot in REQUESTABLE.get(domain, ()):
                 informed.add((domain, slot))
             if intent in _BOOKING or (intent == "inform" and slot == "ref"):
-                target = domain if domain in domains else (active[0] if active else None)
+                # a "booking" act: the turn's active domain, else the goal's first booking domain still waiting
+                waiting = [d for d in booking if d not in booked]
+                target = domain if domain in domains else (active[0] if active else waiting[0] if waiting else None)
                 if target is not None:
                     booked.add(target)
-    booking = [d.domain for d in goal.domains if d.book]
     book_ok = [d for d in booking if d in booked and (inform or {}).get(d, False)]
     return {
         "tp": len(requested & informed),

@@ -149,7 +149,7 @@ _QUESTIONS = ("request", "reqmore", "offerbook", "select")
 # the system's database: "the closest to 19:30").
 _LEFTOVER = re.compile(
     r"\d|\b(north|south|east|west|centre|center|cheap|expensive|moderate|monday|tuesday|wednesday|thursday"
-    r"|friday|saturday|sunday)\b",
+    r"|friday|saturday|sunday|mon|tues?|wed|weds|thu|thur|thurs|fri|sat)\b",
     re.IGNORECASE,
 )
 # Slots whose annotated values, left in a template's words, would name something the goal may not.

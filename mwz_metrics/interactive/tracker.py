@@ -163,11 +163,11 @@ class DomainState:
     def add_constraint(self, slot: str, value: str) -> None:
         """The user states a constraint after an offer: the offer stands once the system confirms it
         (:attr:`on_table`); a venue known to contradict it is no longer the one, its name unknown."""
-        if not self.offered:
-            return
-        self.offered, self.on_table = False, True
         known = self.offered_values.get(slot)
-        if known is not None and known.strip().lower() != value.strip().lower():
+        if not self.offered or (known is not None and known.strip().lower() == value.strip().lower()):
+            return  # nothing offered yet, or the system said its offer meets it
+        self.offered, self.on_table = False, True
+        if known is not None:
             self.answered.discard("name")
 
 
@@ -261,12 +261,14 @@ class GoalTracker:
         return next((d for d in waiting if d.booking_asked), waiting[0] if waiting else None)
 
     def _answer_target(self, act: Act) -> DomainState | None:
-        """The goal domain an informed attribute answers: its own if it asks for it, else the one talked about."""
+        """The goal domain an informed attribute answers: its own if it asks for it, else the one talked
+        about, else the one domain still waiting for it."""
         own, focused = self.state(act.domain), self._focused()
         for state in (own, focused):
             if state is not None and act.slot in state.requests and act.slot not in state.answered:
                 return state
-        return own
+        waiting = [d for d in self.domains if act.slot in d.requests and act.slot not in d.answered and not d.failed]
+        return waiting[0] if len(waiting) == 1 else own
 
     @staticmethod
     def _offers(state: DomainState, act: Act) -> bool:

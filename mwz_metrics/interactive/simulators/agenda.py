@@ -305,6 +305,19 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.turns += 1
         return UserTurn(text, tuple(acts), final, self.tracker.booked_domains())
 
+    def assume(self, acts: list[Act], text: str = "") -> None:
+        """An oracle history: the user said ``acts`` (a real user's), as if it had chosen them itself."""
+        self.pending = []
+        self.tracker.observe_user(acts)
+        for act in acts:
+            if act.intent == "request":
+                self.asked[(act.domain, act.slot)] += 1
+        self.last = {a.slot for a in acts if a.intent == "inform"}
+        self.known |= self.last
+        self.talked |= {a.domain for a in acts if a.domain not in ("general", "booking")}
+        self.said = text
+        self.turns += 1
+
     def start(self) -> UserTurn:
         """The first turn: the first domain's first constraints."""
         return self._turn()

@@ -77,6 +77,7 @@ class OracleState:
     wants_booking: set[str] = dataclasses.field(default_factory=set)
     current: str | None = None
     asked: set[tuple[str, str]] = dataclasses.field(default_factory=set)  # (domain, slot) the oracle asked for
+    booked_with: dict[str, frozenset] = dataclasses.field(default_factory=dict)  # the details of each booking
 
     def prediction_state(self) -> dict[str, dict[str, str]]:
         """The belief state in mwzeval's predictions form (slot names as its states use them)."""
@@ -179,14 +180,16 @@ class OraclePolicy:
         if requests:
             values = {s: self._value(domain, chosen, s) for s in {*requests, key_slot}}
             parts.append(_part(["inform"], domain, {*requests, key_slot}, requests, values))
-        if domain in state.wants_booking and domain not in state.booked and domain in BOOK_SLOTS:
-            details = state.book.get(domain, {})
+        details = state.book.get(domain, {})
+        rebook = state.booked_with.get(domain) not in (None, frozenset(details.items()))  # new details: book again
+        if domain in state.wants_booking and (domain not in state.booked or rebook) and domain in BOOK_SLOTS:
             missing = [s for s in BOOK_SLOTS[domain] if s not in details]
             if missing:
                 parts.append(_part(["request"], "train" if domain == "train" else "booking", missing, missing[:1]))
             else:
-                reference = _reference(dialogue_id, domain, str(chosen.get(id_column)))
+                reference = _reference(dialogue_id, domain, str(chosen.get(id_column)), *sorted(details.values()))
                 state.booked[domain] = reference
+                state.booked_with[domain] = frozenset(details.items())
                 values = {**details, "ref": reference, key_slot: self._value(domain, chosen, key_slot)}
                 if domain == "train":
                     allowed = {"ref", "id", "people", "ticket", "leave", "arrive", "day", "depart", "dest", "none"}

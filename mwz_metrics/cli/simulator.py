@@ -1,0 +1,158 @@
+"""``mwz simulator agreement`` and ``mwz simulator realism``: is the simulated user fit to measure systems?
+
+``agreement`` feeds the 1000 test dialogues to the simulator's goal tracker (the wizards' annotated
+acts, and their delexicalized text through the system-act reader) and compares its verdicts with
+mwzeval's Success on the same gold dialogues (:mod:`mwz_metrics.interactive.agreement`).
+``realism`` scores the user turns the simulator says after oracle histories against the real ones
+(BLEU, act F1) and sets figures of simulated sessions beside the real test dialogues'
+(:mod:`mwz_metrics.interactive.realism`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from mwz_metrics.cli.registry import command, write_json
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dialogues", type=int, help="only the first N test dialogues (default: all 1000)")
+    parser.add_argument("-o", "--output", help="write the full report as JSON")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
+
+
+def _agreement_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--source",
+        action="append",
+        choices=("acts", "text"),
+        help="what the tracker reads of the wizards: their annotated acts, their delexicalized text (default: both)",
+    )
+    _common(parser)
+
+
+LISTED = 12  # categories of disagreement printed per source
+
+
+def _print_agreement(report: dict[str, Any]) -> None:
+    from mwz_metrics.interactive.agreement import KINDS
+
+    print(f"goal tracker against mwzeval's Success on {report['dialogues']} gold MultiWOZ 2.1 test dialogues")
+    for source in ("acts", "text"):
+        if source not in report:
+            continue
+        part = report[source]
+        reading = "the wizards' annotated acts" if source == "acts" else "the wizards' delexicalized text, read"
+        print(f"\n{reading}:")
+        print(f"  mwzeval counts {part['successful']} dialogues successful; the tracker finds satisfied:")
+        print(
+            f"    {part['agreement_checked']:5.1f}% in what mwzeval checks (venue, booking, phone, address, postcode, reference, train id)"
+        )
+        print(f"    {part['agreement']:5.1f}% in the whole goal (every attribute the goal asks for)")
+        print(f"  satisfied though mwzeval fails them: {part['satisfied_not_successful']}")
+        for reason, count in part["satisfied_not_successful_by_reason"].items():
+            print(f"    {count:4d}  {reason}")
+        print("  successful by mwzeval, not satisfied, because:")
+        for kind, count in part["not_satisfied_by_kind"].items():
+            print(f"    {count:4d}  {KINDS[kind]}")
+        print(f"  by domain and what was missing (the first {LISTED}; all of them with -o):")
+        for item in part["disagreements"][:LISTED]:
+            examples = ", ".join(item["examples"][:3])
+            print(f"    {item['dialogues']:4d}  {item['category']}  (e.g. {examples})")
+    print(f"\nmwzeval: {report['mwzeval_signature']}")
+
+
+@command(
+    "simulator agreement",
+    "does the simulator's goal tracker understand the test wizards? (against mwzeval's Success)",
+    _agreement_arguments,
+    example="mwz simulator agreement --source acts",
+)
+def agreement(args: argparse.Namespace) -> int:
+    """Print (or write) the agreement report."""
+    from mwz_metrics.interactive import agreement as library
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    context = InteractiveContext(data_dir=args.data_dir)
+    report = library.run(context, sources=args.source or library.SOURCES, dialogues=args.dialogues)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        _print_agreement(report)
+    write_json(report, args.output)
+    return 0
+
+
+def _realism_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sessions",
+        help="simulated sessions to set beside the test dialogues (an mwz interact session file; "
+        "default: agenda + oracle-text on the same goals, run here)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seeds the simulator (0)")
+    _common(parser)
+
+
+def _print_realism(report: dict[str, Any]) -> None:
+    histories = report["oracle_histories"]
+    acts = histories["acts"]
+    print(f"the agenda user after oracle histories: {histories['user_turns']} user turns of the MultiWOZ 2.1 test set")
+    print(
+        f"  BLEU                    {histories['bleu']:6.2f}   (the real acts said by its templates: {histories['bleu_real_acts']:.2f})"
+    )
+    print(
+        f"  act F1                  {acts['f1']:6.2f}   (precision {acts['precision']:.1f}, recall {acts['recall']:.1f})"
+    )
+    print(f"  act F1, without values  {acts['f1_slots']:6.2f}")
+    print(f"  {histories['bleu_signature']}")
+    simulated, real = report["distribution"]["simulated"], report["distribution"]["real"]
+    print(f"\n{'whole sessions':32}{'simulated':>10}{'real':>10}")
+    rows = (
+        ("sessions", "sessions", 0),
+        ("system turns per session", "system_turns_per_session", 2),
+        ("words per user turn", "words_per_user_turn", 2),
+        ("distinct unigrams (%)", "distinct_1", 2),
+        ("distinct bigrams (%)", "distinct_2", 2),
+        ("distinct user turns (%)", "unique_user_turns", 1),
+        ("domains per user turn", "domains_per_user_turn", 2),
+        ("user turns with two domains (%)", "user_turns_with_two_domains", 1),
+    )
+    for label, key, digits in rows:
+        print(f"{label:32}{simulated[key]:10.{digits}f}{real[key]:10.{digits}f}")
+    foreign = report["foreign_values"]
+    print(
+        f"\nuser turns naming a value outside their acts and goal: {foreign['with_foreign_values']} "
+        f"of {foreign['user_turns']}"
+    )
+    for example in foreign["examples"][:5]:
+        print(f"  {example['id']}: {example['text']}  ({', '.join(example['values'])})")
+
+
+@command(
+    "simulator realism",
+    "how much the simulated user talks like a MultiWOZ user (BLEU and act F1 after oracle histories)",
+    _realism_arguments,
+    example="mwz simulator realism --sessions runs/oracle-text.jsonl",
+)
+def realism(args: argparse.Namespace) -> int:
+    """Print (or write) the realism report."""
+    from mwz_metrics.interactive import api
+    from mwz_metrics.interactive import realism as library
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    context = InteractiveContext(data_dir=args.data_dir)
+    if args.sessions:
+        _, sessions = api.load_session_file(args.sessions)
+    else:
+        run = api.prepare("oracle-text", goals=args.dialogues, seed=args.seed, context=context)
+        sessions = api.run_sessions(run, output=None)
+    report = library.run(context, sessions, seed=args.seed, dialogues=args.dialogues)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        _print_realism(report)
+    write_json(report, args.output)
+    return 0
