@@ -17,7 +17,7 @@ def mwz_register_user_simulators(register):
     register(
         UserSimulatorEntry(
             "agenda",
-            "1.0.0",
+            "2.0.0",
             f"{_SIMULATORS}.agenda:make",
             "goal-driven agenda with MultiWOZ 2.1 validation templates (offline, seeded)",
         )
@@ -25,7 +25,7 @@ def mwz_register_user_simulators(register):
     register(
         UserSimulatorEntry(
             "llm",
-            "1.0.0",
+            "1.1.0",
             f"{_SIMULATORS}.llm:make",
             "a language model plays the user through an OpenAI-compatible chat endpoint",
         )
@@ -40,7 +40,7 @@ def mwz_register_user_simulators(register):
 @hookimpl
 def mwz_register_systems(register):
     """Register the reference systems ``oracle``, ``oracle-text``, ``echo`` and ``silent``."""
-    register(SystemEntry("oracle", "1.0.0", f"{_SYSTEMS}:make_oracle", "upper bound: database, acts and text"))
-    register(SystemEntry("oracle-text", "1.0.0", f"{_SYSTEMS}:make_oracle_text", "the oracle without its acts"))
+    register(SystemEntry("oracle", "2.0.0", f"{_SYSTEMS}:make_oracle", "upper bound: database, acts and text"))
+    register(SystemEntry("oracle-text", "2.0.0", f"{_SYSTEMS}:make_oracle_text", "the oracle without its acts"))
     register(SystemEntry("echo", "1.0.0", f"{_SYSTEMS}:make_echo", "lower bound: repeats the user"))
     register(SystemEntry("silent", "1.0.0", f"{_SYSTEMS}:make_silent", "lower bound: says nothing"))

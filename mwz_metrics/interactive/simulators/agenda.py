@@ -44,7 +44,7 @@ from mwz_metrics.interactive.tracker import (
     booking_slots,
 )
 
-VERSION = "1.0.0"
+VERSION = "2.0.0"  # the registered version (mwz_plugins.builtin_interactive)
 
 # Slots a user answers "don't care" when the goal has no value for them.
 _DONTCARE_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "food"}

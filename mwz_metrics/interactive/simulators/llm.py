@@ -34,7 +34,7 @@ from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
 from mwz_metrics.interactive.tracker import GoalTracker, TrackedUser
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # the registered version (mwz_plugins.builtin_interactive)
 END_MARK = "[END]"
 
 RULES = """Rules:

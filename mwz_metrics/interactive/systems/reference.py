@@ -27,7 +27,7 @@ from mwz_datasets.database import column_name
 from mwz_metrics.interactive.acts import ACT_TO_COLUMN, BOOK_SLOTS, DOMAINS, VENUE_DOMAINS, Act, parse_acts, state_slot
 from mwz_metrics.interactive.language import SystemTemplates
 
-VERSION = "1.0.0"
+VERSION = "2.0.0"  # the registered version (mwz_plugins.builtin_interactive)
 
 _TRAIN_NEEDS = ("depart", "dest", "day")
 _TAXI_NEEDS = ("depart", "dest")
