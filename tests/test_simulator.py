@@ -607,10 +607,9 @@ def test_the_llm_user_hears_the_system_and_its_key_goes_in_a_header_only(env, co
 
 
 def test_the_registered_versions_are_the_modules():
-    from mwz_plugins import get_registry
-
     from mwz_metrics.interactive.simulators import agenda, llm, replay
     from mwz_metrics.interactive.systems import reference
+    from mwz_plugins import get_registry
 
     registry = get_registry()
     assert registry.simulators["agenda"].version == agenda.VERSION == "2.0.0"
