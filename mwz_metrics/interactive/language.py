@@ -226,24 +226,25 @@ class SystemTemplates:
         required: Iterable[str],
         rng: random.Random,
         about: str | None = None,
+        asks: bool = False,
     ) -> tuple[list[tuple[str, str, str, str]], str] | None:
         """A template saying acts of ``intents`` in ``domain`` about ``allowed`` slots, at least the
         ``required`` ones (``"none"`` allows slotless acts): its act keys and its text.
 
         ``about``: the domain the turn is about (a "booking" or "general" act's); a template naming
-        any other domain is never chosen. Used by reference systems, which choose what to say among
+        any other domain is never chosen. ``asks``: the required slots must be asked for (requests). Used by reference systems, which choose what to say among
         what the corpus says; a signature is drawn with probability proportional to its templates.
         """
         intents, allowed, required = frozenset(intents), frozenset(allowed), frozenset(required)
         topic = frozenset({about or domain} - {"general", "booking"})
-        key = (intents, domain, allowed, required, topic)
+        key = (intents, domain, allowed, required, topic, asks)
         candidates = self._choices.get(key)
         if candidates is None:
             candidates = []
             for name, parts in self._parsed:
                 if not all(p[0] in intents and p[1] == domain and p[2] in allowed for p in parts):
                     continue
-                if not required <= {p[2] for p in parts if p[3] == "value" or p[0] == "request"}:
+                if not required <= {p[2] for p in parts if (p[3] == "value" and not asks) or p[0] == "request"}:
                     continue
                 texts = [t for t, named in zip(self.templates[name], self._named[name]) if named <= topic]
                 if texts:
@@ -279,6 +280,8 @@ def _noun(domain: str) -> str:
 
 
 def _constraint_phrase(act: Act) -> str | None:
+    if value_kind(act) != "value":
+        return None  # "don't care" is said on its own, never "in the dontcare area"
     phrase = _USER_FLAGS.get((act.slot, act.value.lower()))
     if phrase is None and act.slot in _USER_PHRASES:
         phrase = _USER_PHRASES[act.slot].format(v=act.value)

@@ -332,16 +332,17 @@ def named_domains(template: str) -> set[str]:
     return {domain for domain, pattern in _DOMAIN_PATTERNS.items() if pattern.search(words)}
 
 
-def _sentence_says(sentence: str, acts: Sequence[Act]) -> bool:
-    """Whether a sentence without a marker says one of ``acts`` (or only acknowledges)."""
+_ACK = "ack"  # a clause that only acknowledges: allowed, but a template must say more than that
+
+
+def _sentence_says(sentence: str, acts: Sequence[Act]) -> bool | str:
+    """Whether a sentence without a marker says one of ``acts`` (:data:`_ACK`: it only acknowledges)."""
     words = sentence.lower().strip()
     tokens = re.findall(r"[a-z']+", words)
-    if not tokens:
-        return True
-    if len(tokens) <= 5 and all(t in _ACK_WORDS for t in tokens):
-        return True
+    if not tokens or (len(tokens) <= 5 and all(t in _ACK_WORDS for t in tokens)):
+        return _ACK
     if re.search(_HELP, words) and not any(a.intent in ("thank", "bye") for a in acts):
-        return True  # "can you help me?"
+        return _ACK  # "can you help me?"
     for act in acts:
         kind = value_kind(act)
         if act.intent in _INTENT_WORDS and re.search(_INTENT_WORDS[act.intent], words):
@@ -363,15 +364,13 @@ def _sentence_says(sentence: str, acts: Sequence[Act]) -> bool:
     return False
 
 
-def _system_sentence_says(sentence: str, acts: Sequence[Act]) -> bool:
-    """Whether a system sentence without a placeholder says one of ``acts`` (acknowledging, or offering
-    more help, says nothing wrong)."""
+def _system_sentence_says(sentence: str, acts: Sequence[Act]) -> bool | str:
+    """Whether a system sentence without a placeholder says one of ``acts`` (:data:`_ACK`: it only
+    acknowledges, or offers more help where no act does)."""
     words = sentence.lower().strip()
     tokens = re.findall(r"[a-z']+", words)
     if not tokens or (len(tokens) <= 5 and all(t in _ACK_WORDS | _SYSTEM_ACK_WORDS for t in tokens)):
-        return True
-    if re.search(_SYSTEM_INTENT_WORDS["reqmore"], words) and re.search(r"else|help|assist|\?", words):
-        return True
+        return _ACK
     for act in acts:
         intent = (
             "offerbook" if act.domain == "booking" and act.intent == "inform" and act.slot == "none" else act.intent
@@ -387,6 +386,8 @@ def _system_sentence_says(sentence: str, acts: Sequence[Act]) -> bool:
             return True  # a taxi's car and phone are its booking
         if pattern and re.search(pattern, words) and (act.intent != "inform" or value_kind(act) != "value"):
             return True
+    if re.search(_SYSTEM_INTENT_WORDS["reqmore"], words) and re.search(r"else|help|assist|\?", words):
+        return _ACK  # an offer of more help no act annotates
     return False
 
 
@@ -400,11 +401,14 @@ def _asks_unasked(template: str, acts: Sequence[Act]) -> bool:
 
 def _says_only_its_acts(template: str, acts: Sequence[Act], *, system: bool = False) -> bool:
     """Every sentence (a user's: every clause) holds a marker or says one of the acts: no words the
-    acts do not carry ("Thanks, can I have their number?" is no closing)."""
+    acts do not carry ("Thanks, can I have their number?" is no closing); and one says more than an
+    acknowledgement ("Sure, I can!" is no goodbye)."""
     if system:
-        return all(_MARKER.search(s) or _system_sentence_says(s, acts) for s in _SENTENCE.findall(template))
-    clauses = [c for s in _SENTENCE.findall(template) for c in _CLAUSE.split(s)]
-    return all(_MARKER.search(c) or _sentence_says(c, acts) for c in clauses)
+        pieces, says = _SENTENCE.findall(template), _system_sentence_says
+    else:
+        pieces, says = [c for s in _SENTENCE.findall(template) for c in _CLAUSE.split(s)], _sentence_says
+    verdicts = [True if _MARKER.search(p) else says(p, acts) for p in pieces]
+    return all(verdicts) and any(v is True for v in verdicts)
 
 
 def _first_word(template: str) -> str:

@@ -59,6 +59,7 @@ class _Part:
     required: frozenset[str]
     values: dict[str, str]
     about: str | None = None  # the domain a "booking" or "general" part is about
+    asks: bool = False  # the required slots are asked for, not informed
 
 
 def _part(intents: Iterable[str], domain: str, allowed, required=(), values=None) -> _Part:
@@ -221,7 +222,9 @@ class OraclePolicy:
             return None
         state.asked.add((domain, slot))
         values = {**semi, "choice": str(len(rows))}
-        return _part(["inform", "request"], domain, {"choice", "none", slot, *semi}, [slot], values)
+        part = _part(["inform", "request"], domain, {"choice", "none", slot, *semi}, [slot], values)
+        part.asks = True
+        return part
 
     def _taxi_parts(self, state: OracleState, requests: list[str], dialogue_id: str) -> list[_Part]:
         semi = state.semi.get("taxi", {})
@@ -287,7 +290,9 @@ class OraclePolicy:
         """Text and acts of the decided parts, from the system templates."""
         texts, acts = [], []
         for part in parts:
-            chosen = self.templates.choose(part.intents, part.domain, part.allowed, part.required, rng, part.about)
+            chosen = self.templates.choose(
+                part.intents, part.domain, part.allowed, part.required, rng, part.about, part.asks
+            )
             if chosen is None and len(part.required) > 1:
                 for slot in sorted(part.required):
                     single = _part(part.intents, part.domain, {slot, "name", "id"}, {slot}, part.values)
