@@ -26,12 +26,13 @@ SAMPLE = 2000
 
 def system_pairs(path) -> list[tuple[str, str]]:
     """The (first, second) model texts ``mwz coherence -i path`` scores."""
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.scorer import session_pairs
 
     with open(path, encoding="utf-8") as f:
         predictions = json.load(f)
-    corpus = cdata.load_corpus("test")
+    corpus = load_corpus("test")
     sessions, _ = cdata.spliced_sessions(
         predictions, corpus, delexicalized=cdata.is_delexicalized(predictions), on_mismatch="skip"
     )

@@ -26,6 +26,6 @@ def tokenize(text: str) -> str:
 def model_words(text: str) -> list[str]:
     """The words a model reads: every placeholder style as ``[slot]`` (``[value_name]``,
     ``[restaurant_name]`` and ``NAME`` alike), then :func:`tokenize`."""
-    from mwz_metrics.coherence.data import canonical_placeholders
+    from mwz_metrics.placeholders import canonical_placeholders
 
     return tokenize(canonical_placeholders(text)).split()

@@ -137,12 +137,13 @@ def test_probe_ordering_on_a_slice(use_mirror, scorer):
     above negatives. The floors sit some margin below the shipped model's level on this slice
     (measured when it was trained; the model card has the full-probe figures) to catch a
     regression; the issue asks degenerates >= 15 below gold and AUC 0.95/0.90."""
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.api import score_gold, score_predictions
     from mwz_metrics.coherence.negatives import DEGENERATES, degenerate_predictions
     from mwz_metrics.coherence.probes import auc_probes
 
-    corpus = cdata.load_corpus("test")
+    corpus = load_corpus("test")
     ids = sorted(corpus.dialogues)[:12]
     gold = score_gold(scorer=scorer, delexicalized=True, ids=ids)
     sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
@@ -202,11 +203,11 @@ def test_empty_predicted_response_is_scored_low(use_mirror, scorer):
 
 def test_training_is_seeded_and_its_data_reproducible(use_mirror):
     """Two short runs with one seed give identical adapters; the shipped adapter's examples are rebuilt exactly."""
-    from mwz_metrics.coherence import data as cdata
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import model as cmodel
     from mwz_metrics.coherence import train
 
-    corpus = cdata.load_corpus("validation")
+    corpus = load_corpus("validation")
     first, meta = train.train(corpus, seed=3, limit=3, max_steps=2)
     again, _ = train.train(corpus, seed=3, limit=3, max_steps=2)
     other, _ = train.train(corpus, seed=4, limit=3, max_steps=2)
@@ -225,10 +226,10 @@ def test_training_is_seeded_and_its_data_reproducible(use_mirror):
 def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, tmp_path):
     """Stage two from a saved stage-one file is bit-identical to both stages in one run; a file
     from another recipe is refused."""
-    from mwz_metrics.coherence import data as cdata
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import train
 
-    corpus = cdata.load_corpus("validation")
+    corpus = load_corpus("validation")
     stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5, average=True))
     whole, meta = train.train_stages(corpus, stages, limit=3, max_steps=2)
     first, first_meta = train.train_stages(corpus, stages[:1], limit=3, max_steps=2)
@@ -366,12 +367,13 @@ class _GoldUserFirstScorer:
 def test_auc_is_split_by_direction_and_measured_on_the_split_the_adapter_learned_from(use_mirror):
     """A scorer that knows only the user->system gold pairs gets AUC 1 there and 0.5 (all ties)
     the other way; the fit probe reads the adapter's training split from its metadata."""
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.probes import auc_probes, fit_probes
     from mwz_metrics.coherence.scorer import session_pairs
 
     for split, meta in (("test", None), ("validation", {}), ("validation", {"splits": "validation+train"})):
-        corpus = cdata.load_corpus(split)
+        corpus = load_corpus(split)
         ids = sorted(corpus.dialogues)[:6]
         sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
         gold = {

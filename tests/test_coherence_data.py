@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from mwz_datasets import corpus as corpora
+from mwz_metrics import placeholders
 from mwz_metrics.coherence import data as cdata
 from tests.conftest import shared_path
 
@@ -18,11 +20,13 @@ def _predictions(system: str) -> dict:
 
 
 def test_placeholders_normalize_to_the_ontology_on_any_style():
-    assert cdata.normalize_placeholders("at [value_name] , [hotel_name]s") == "at [NAME] , [NAME]"
-    assert cdata.normalize_placeholders("[value_count] hotel -s") == "[COUNT] hotel -s"
+    assert placeholders.normalize_placeholders("at [value_name] , [hotel_name]s") == "at [NAME] , [NAME]"
+    assert placeholders.normalize_placeholders("[value_count] hotel -s") == "[COUNT] hotel -s"
     # already normalized text stays as it is; unknown names are kept
-    assert cdata.normalize_placeholders("[NAME] [unheard_of]") == "[NAME] [unheard_of]"
-    assert cdata.has_placeholders("call [value_phone]") and not cdata.has_placeholders("call [unheard_of]")
+    assert placeholders.normalize_placeholders("[NAME] [unheard_of]") == "[NAME] [unheard_of]"
+    assert placeholders.has_placeholders("call [value_phone]") and not placeholders.has_placeholders(
+        "call [unheard_of]"
+    )
 
 
 def test_span_info_delexicalization_uses_inclusive_word_offsets():
@@ -32,11 +36,11 @@ def test_span_info_delexicalization_uses_inclusive_word_offsets():
         ["Train-Request", "Leave", "?", 8, 8],
     ]
     text = "I have 133 trains to los angeles . When ?"
-    assert cdata.delexicalize_21(text, spans) == "I have [COUNT] trains to [PLACE] . When ?"
+    assert placeholders.delexicalize_21(text, spans) == "I have [COUNT] trains to [PLACE] . When ?"
 
 
 def test_gold_system_turns_delexicalized_from_span_info(use_mirror):
-    corpus = cdata.load_corpus("test")
+    corpus = corpora.load_corpus("test")
     assert len(corpus.dialogues) == 1000
     name, turns = next(iter(corpus.dialogues.items()))
     lex = cdata.gold_session(turns, delexicalized=False)
@@ -48,7 +52,7 @@ def test_gold_system_turns_delexicalized_from_span_info(use_mirror):
 
 
 def test_traditional_sessions_splice_predictions_between_gold_user_turns(use_mirror):
-    corpus = cdata.load_corpus("test")
+    corpus = corpora.load_corpus("test")
     predictions = _predictions("damd")
     before = copy.deepcopy(predictions)
     assert cdata.is_delexicalized(predictions)
@@ -59,12 +63,12 @@ def test_traditional_sessions_splice_predictions_between_gold_user_turns(use_mir
     gold = corpus.dialogues[name]
     assert [t["text"] for t in sessions[name][0::2]] == [t["text"] for t in gold[0::2]]
     assert [t["text"] for t in sessions[name][1::2]] == [
-        cdata.normalize_placeholders(t["response"]) for t in predictions[name]
+        placeholders.normalize_placeholders(t["response"]) for t in predictions[name]
     ]
 
 
 def test_bad_predictions_name_the_dialogue_and_turn(use_mirror):
-    corpus = cdata.load_corpus("test")
+    corpus = corpora.load_corpus("test")
     predictions = _predictions("damd")
     name = sorted(predictions)[0]
     with pytest.raises(ValueError, match="nosuch0001"):
@@ -83,7 +87,7 @@ def test_bad_predictions_name_the_dialogue_and_turn(use_mirror):
 
 
 def test_pptod_has_one_turn_count_mismatch(use_mirror):
-    corpus = cdata.load_corpus("test")
+    corpus = corpora.load_corpus("test")
     sessions, skipped = cdata.spliced_sessions(_predictions("pptod"), corpus, delexicalized=True, on_mismatch="skip")
     assert len(skipped) == 1 and len(sessions) == 999
 
@@ -114,17 +118,17 @@ def test_adapter_ships_small_with_its_training_metadata():
 
 def test_every_placeholder_style_reads_the_same():
     forms = ["at [value_name] .", "at [restaurant_name] .", "at [NAME] .", "at NAME ."]
-    assert {cdata.canonical_placeholders(f) for f in forms} == {"at [NAME] ."}
+    assert {placeholders.canonical_placeholders(f) for f in forms} == {"at [NAME] ."}
     # lowercase words and longer capitalized words are left alone
-    assert cdata.canonical_placeholders("the name NAMES TR1234") == "the name NAMES TR1234"
+    assert placeholders.canonical_placeholders("the name NAMES TR1234") == "the name NAMES TR1234"
 
 
 def test_plural_and_hyphen_suffixes_read_the_same_in_every_style():
     plural = ["two [value_name]s", "two [restaurant_name]s", "two [NAME]s", "two NAMEs", "two NAME"]
-    assert {cdata.canonical_placeholders(f) for f in plural} == {"two [NAME]"}
+    assert {placeholders.canonical_placeholders(f) for f in plural} == {"two [NAME]"}
     # "-star" belongs to the next word, not to the placeholder
     hyphen = ["a [stars]-star hotel", "a [value_stars]-star hotel", "a COUNT-star hotel"]
-    assert {cdata.canonical_placeholders(f) for f in hyphen} == {"a [COUNT]-star hotel"}
+    assert {placeholders.canonical_placeholders(f) for f in hyphen} == {"a [COUNT]-star hotel"}
 
 
 def test_probe_rewrites_placeholders_with_names_the_styles_register():
@@ -136,7 +140,7 @@ def test_probe_rewrites_placeholders_with_names_the_styles_register():
     }
     assert rewritten["value"] == "the postcode is [value_postcode] , train [value_id] ."
     assert rewritten["bare"] == "the postcode is POST , train TRAINID ."
-    assert {cdata.canonical_placeholders(t) for t in rewritten.values()} == {
+    assert {placeholders.canonical_placeholders(t) for t in rewritten.values()} == {
         "the postcode is [POST] , train [TRAINID] ."
     }
     assert predictions["d"][0]["response"].startswith("the postcode is [postcode]")  # input untouched
@@ -147,24 +151,24 @@ def test_a_split_is_read_from_the_zip_once_then_from_its_cache(use_mirror, monke
     a second process (the memo cleared) reads them from the cache without opening the zip."""
     from mwz_datasets import multiwoz_raw, sources
 
-    cdata.load_corpus.cache_clear()
-    first = cdata.load_corpus("test")
+    corpora.load_corpus.cache_clear()
+    first = corpora.load_corpus("test")
     files = sources.resolve(multiwoz_raw.sources("2.1", ["test"]))
     raw = dict(multiwoz_raw.iter_raw_dialogues("2.1", "test", {n: f.path for n, f in files.items()}))
     assert first.dialogues.keys() == raw.keys()
     for key in list(raw)[:50]:
         assert first.dialogues[key] == [
-            {field: turn[field] for field in cdata.TURN_FIELDS if field in turn} for turn in raw[key]["log"]
+            {field: turn[field] for field in corpora.TURN_FIELDS if field in turn} for turn in raw[key]["log"]
         ]
-    assert first.source["sha256"] == cdata.corpus_source("test")["sha256"]
+    assert first.source["sha256"] == corpora.corpus_source("test")["sha256"]
 
     def no_zip(*args, **kwargs):
         raise AssertionError("the zip was read again")
 
-    cdata.load_corpus.cache_clear()
+    corpora.load_corpus.cache_clear()
     monkeypatch.setattr(multiwoz_raw, "iter_raw_dialogues", no_zip)
     try:
-        again = cdata.load_corpus("test")
+        again = corpora.load_corpus("test")
     finally:
-        cdata.load_corpus.cache_clear()
+        corpora.load_corpus.cache_clear()
     assert again.dialogues == first.dialogues and again.source == first.source

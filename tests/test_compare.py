@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import REQUIRE_SHARED, shared_path
 
-from mwz_metrics.comparison import bootstrap, compare
+from mwz_metrics import bootstrap, compare
 from mwz_metrics.comparison.formats import render
 from mwz_metrics.multiwoz.evaluator import Evaluator
 

@@ -150,7 +150,7 @@ def test_replay_with_a_predictions_file_is_mwz_evaluate(env, context, synth22, t
 
 def _same_turns(sessions, path) -> bool:
     """Turn by turn, the replayed system turns are the file's (ids normalized, extra keys dropped)."""
-    from mwz_metrics.multiwoz.inputs import load_predictions
+    from mwz_metrics.inputs import load_predictions
 
     loaded = load_predictions(str(path))
     for session in sessions:
@@ -326,7 +326,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_run(env, context, tmp_path, 
 
 
 def test_resume_refuses_another_configuration(env, context, tmp_path):
-    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_metrics.inputs import InputError
 
     out = tmp_path / "run.jsonl"
     api.run_sessions(api.prepare("oracle", goals=3, context=context), output=out)

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from mwz_metrics.inputs import InputError, check_against_test_set, dialogue_key, load_predictions
 from mwz_metrics.multiwoz.evaluator import Evaluator
-from mwz_metrics.multiwoz.inputs import InputError, check_against_test_set, dialogue_key, load_predictions
 
 
 def test_dialogue_keys():

@@ -221,7 +221,7 @@ def _corrupt(path: Path, corruption) -> None:
 @SEEDED
 @given(corruption=CORRUPTIONS)
 def test_the_cache_layer_recovers_from_any_corruption(tmp_path_factory, monkeypatch, corruption):
-    from mwz_metrics.multiwoz import cache
+    from mwz_datasets import derived as cache
 
     monkeypatch.setenv("MWZ_CACHE", str(tmp_path_factory.mktemp("cache")))
     value = {"goals": {"sng0073": [1, 2, 3]}, "text": "café"}

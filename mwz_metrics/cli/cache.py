@@ -19,8 +19,8 @@ def _files(folder: Path) -> list[Path]:
 
 
 def _summary() -> dict[str, Any]:
+    from mwz_datasets import derived as cache
     from mwz_datasets.sources import cache_root
-    from mwz_metrics.multiwoz import cache
 
     root = cache_root()
     derived = _files(root / "derived")

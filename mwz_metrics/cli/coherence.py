@@ -64,7 +64,7 @@ def _score_one(api, name: str, path, args: argparse.Namespace) -> dict[str, Any]
     if sessions.looks_like_session_file(path):  # an mwz interact run: its sessions as they went
         _, stored = sessions.read(path)
         return api.score_sessions(export.dialogue_sessions(stored), explain=args.explain)
-    from mwz_metrics.files import read_json, require_nonempty
+    from mwz_metrics.inputs import read_json, require_nonempty
 
     data = read_json(path, "predictions")
     require_nonempty(data, path, "dialogue")

@@ -25,8 +25,7 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
 def _score(args: argparse.Namespace) -> int:
     require_extra("dstc9", "jsonschema")
     from mwz_metrics.dstc9 import score_split
-    from mwz_metrics.files import read_json, require_nonempty
-    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_metrics.inputs import InputError, read_json, require_nonempty
 
     entry = read_json(args.entry, "DSTC9 entry")
     require_nonempty(entry, args.entry, "instance")

@@ -131,7 +131,7 @@ def _table(result: dict) -> str:
 
 def _reference_files(values: list[str]) -> dict[str, str]:
     """``NAME=PATH`` arguments as a mapping; a malformed one is an input error."""
-    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_metrics.inputs import InputError
 
     out = {}
     for value in values:

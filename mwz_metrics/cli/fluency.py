@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     """Score every input with one model and print a table (or JSON)."""
     from mwz_metrics.comparison import resolve_inputs
     from mwz_metrics.fluency import api
-    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_metrics.inputs import InputError
 
     if not args.input and not args.gold:
         raise InputError("give -i PREDICTIONS (repeatable) or --gold")

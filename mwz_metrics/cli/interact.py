@@ -68,7 +68,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_metrics.inputs import InputError
 
     options: dict[str, Any] = {}
     for item in args.simulator_option:
@@ -176,9 +176,9 @@ def _progress() -> Any:
 )
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or only score) the sessions and print the scores."""
+    from mwz_metrics.inputs import InputError
     from mwz_metrics.interactive import api, export
     from mwz_metrics.interactive import sessions as session_files
-    from mwz_metrics.multiwoz.inputs import InputError
 
     if args.coherence:
         from mwz_metrics.cli.registry import require_extra

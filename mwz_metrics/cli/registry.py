@@ -12,6 +12,8 @@ import json
 import logging
 from collections.abc import Callable
 
+from mwz_metrics.extras import MissingExtra, require_extra  # noqa: F401 (commands and plugins import them here)
+
 logger = logging.getLogger("mwz")
 
 AddArguments = Callable[[argparse.ArgumentParser], None]
@@ -23,10 +25,6 @@ COMMANDS: dict[str, tuple[str, AddArguments, Run]] = {}
 EXAMPLES: dict[str, str] = {}
 # name -> its exit codes, where they say more than the common ones
 EXIT_TEXTS: dict[str, str] = {}
-
-
-class MissingExtra(RuntimeError):
-    """A command needs an optional extra that is not installed."""
 
 
 def command(
@@ -44,17 +42,6 @@ def command(
         return run
 
     return decorate
-
-
-def require_extra(extra: str, *modules: str) -> None:
-    """Raise :class:`MissingExtra` naming ``extra`` and its pip command if a module is missing."""
-    import importlib.util
-
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        raise MissingExtra(
-            f"this needs the '{extra}' extra ({', '.join(missing)} not installed): pip install 'mwz-eval[{extra}]'"
-        )
 
 
 def write_json(data: object, path: str | None) -> None:

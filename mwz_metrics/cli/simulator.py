@@ -1,4 +1,4 @@
-"""``mwz simulator agreement`` and ``mwz simulator realism``: is the simulated user fit to measure systems?
+"""``mwz simulator agreement``, ``realism`` and ``reader``: is the simulated user fit to measure systems?
 
 ``agreement`` feeds the 1000 test dialogues to the simulator's goal tracker (the wizards' annotated
 acts, and their delexicalized text through the system-act reader) and compares its verdicts with
@@ -155,4 +155,43 @@ def realism(args: argparse.Namespace) -> int:
     else:
         _print_realism(report)
     write_json(report, args.output)
+    return 0
+
+
+def _reader_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split", default="test", choices=("test", "validation"), help="turns to read (test)")
+    parser.add_argument("--lexicalized", action="store_true", help="read the text as written, not delexicalized")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
+
+
+@command(
+    "simulator reader",
+    "the system-act reader's precision, recall and F1 on held-out MultiWOZ 2.1 system turns",
+    _reader_arguments,
+    example="mwz simulator reader --split test",
+)
+def reader(args: argparse.Namespace) -> int:
+    """Print the reader's scores on the system turns of a split (it was trained on validation)."""
+    from mwz_datasets import multiwoz_raw
+    from mwz_metrics.interactive.context import InteractiveContext
+    from mwz_metrics.interactive.reader import measure
+
+    context = InteractiveContext(data_dir=args.data_dir)
+    paths, _ = context.dialogue_files(args.split)
+    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))
+    result = measure(context.reader, dialogues, delexicalized=not args.lexicalized)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    form = "as written" if args.lexicalized else "delexicalized"
+    print(
+        f"system-act reader on {result['turns']} MultiWOZ 2.1 {args.split} system turns ({form}); trained on validation"
+    )
+    print(f"{'label':20}{'precision':>10}{'recall':>10}{'F1':>10}{'support':>9}")
+    rows = [("request slots (micro)", result["request_slots"])] + list(result["labels"].items())
+    for label, scores in rows:
+        print(
+            f"{label:20}{scores['precision']:10.3f}{scores['recall']:10.3f}{scores['f1']:10.3f}{scores['support']:9d}"
+        )
     return 0

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mwz_datasets import corpus as corpora
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence import report
 from mwz_plugins.version import __version__
@@ -75,7 +76,7 @@ def _report(result: dict[str, Any], sessions, domains, explain: int) -> None:
         result["least_coherent"] = report.least_coherent(sessions, per_pair, explain)
 
 
-def test_domains(corpus: cdata.Corpus) -> dict[str, frozenset[str]]:
+def test_domains(corpus: corpora.Corpus) -> dict[str, frozenset[str]]:
     """Domains of each dialogue of a corpus (from its dialogue acts)."""
     from mwz_metrics.coherence.negatives import dialogue_domains
 
@@ -101,7 +102,7 @@ def score_predictions(
     paired-bootstrap difference gold - system.
     """
     predictions = copy.deepcopy(predictions)  # never touch the caller's object
-    corpus = cdata.load_corpus("test", data_dir)
+    corpus = corpora.load_corpus("test", data_dir)
     if delexicalized is None:
         delexicalized = cdata.is_delexicalized(predictions) if isinstance(predictions, Mapping) else False
     sessions, skipped = cdata.spliced_sessions(
@@ -135,7 +136,7 @@ def score_gold(
     data_dir: str | None = None,
 ) -> dict[str, Any]:
     """The gold test sessions (optionally delexicalized, optionally only ``ids``)."""
-    corpus = cdata.load_corpus("test", data_dir)
+    corpus = corpora.load_corpus("test", data_dir)
     if ids is not None:
         unknown = [i for i in ids if cdata.dialogue_id(i) not in corpus.dialogues]
         if unknown:

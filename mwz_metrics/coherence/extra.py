@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from mwz_metrics.coherence.data import normalize_placeholders
+from mwz_metrics.placeholders import normalize_placeholders
 
 CORPORA = ("sgd",)
 

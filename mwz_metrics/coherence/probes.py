@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from mwz_datasets import corpus as corpora
+from mwz_metrics import placeholders
 from mwz_metrics.coherence import api
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence.model import pair_text
@@ -77,11 +79,11 @@ def separation(positives: np.ndarray, negatives: np.ndarray) -> float:
     return round(roc_auc(labels, np.concatenate([positives, negatives])), 4)
 
 
-def auc_probes(scorer, corpus: cdata.Corpus, ids: list[str] | None = None, seed: int = SEED) -> dict[str, Any]:
+def auc_probes(scorer, corpus: corpora.Corpus, ids: list[str] | None = None, seed: int = SEED) -> dict[str, Any]:
     """Held-out ROC-AUC with random and with neighbouring-turn negatives (delexicalized gold pairs)."""
     chosen = ids or sorted(corpus.dialogues)
     texts = {
-        name: [cdata.normalize_placeholders(t["text"]) for t in session]
+        name: [placeholders.normalize_placeholders(t["text"]) for t in session]
         for name, session in cdata.gold_sessions(corpus, delexicalized=True, ids=chosen).items()
     }
     sampler = NegativeSampler(texts, {})
@@ -116,7 +118,7 @@ def fit_probes(scorer, adapter_meta: dict[str, str], dialogues: int | None, data
     split the adapter learned from (its metadata's ``splits``; validation before that was stored):
     positives it was trained on, negatives drawn afresh. Held-out AUC sits under this figure."""
     split = adapter_meta.get("splits", "validation").split("+")[0]
-    corpus = cdata.load_corpus(split, data_dir)
+    corpus = corpora.load_corpus(split, data_dir)
     ids = sorted(corpus.dialogues)[:dialogues] if dialogues else None
     return auc_probes(scorer, corpus, ids)
 
@@ -143,7 +145,7 @@ def rewrite_placeholders(predictions: dict, style: str) -> dict:
 
     def rewrite(text: str) -> str:
         def one(match: re.Match) -> str:
-            slot = cdata.normalize_placeholders(match.group(0))[1:-1]
+            slot = placeholders.normalize_placeholders(match.group(0))[1:-1]
             if slot != slot.upper():  # unknown placeholder: keep
                 return match.group(0)
             if style == "bare":
@@ -179,7 +181,7 @@ def run(
     """Every probe; returns the table as a dict (what the model card shows). ``dialogues``: only
     the first N test dialogues (sorted ids), for every probe alike."""
     scorer = api.shared_scorer()
-    corpus = cdata.load_corpus("test", data_dir)
+    corpus = corpora.load_corpus("test", data_dir)
     ids = sorted(corpus.dialogues)[:dialogues] if dialogues else None
     chosen = set(ids) if ids else None
 
@@ -287,7 +289,7 @@ def mix_row(label: str, adapter: Path, systems: dict[str, Any], predictions_dir:
     from mwz_metrics.coherence.train import read_adapter
 
     scorer = CoherenceScorer(PairClassifier(adapter))
-    corpus = cdata.load_corpus("test", data_dir)
+    corpus = corpora.load_corpus("test", data_dir)
     chosen = set(ids) if ids else None
     gold = api.score_gold(scorer=scorer, delexicalized=True, ids=ids, data_dir=data_dir)
     closest = sorted(systems, key=lambda name: systems[name]["gold_minus_system"]["difference"])[:CLOSEST]
@@ -337,7 +339,7 @@ def main(argv=None) -> int:
             parser.error(f"--mix {spec!r}: expected LABEL=ADAPTER with an existing adapter file")
         mixes.append((label, Path(path)))
     result = run(args.predictions, metrics=args.metrics, data_dir=args.data_dir, dialogues=args.dialogues)
-    corpus = cdata.load_corpus("test", args.data_dir)
+    corpus = corpora.load_corpus("test", args.data_dir)
     ids = sorted(corpus.dialogues)[: args.dialogues] if args.dialogues else None
     result["mixes"] = [
         mix_row(label, path, result["systems"], args.predictions, ids=ids, data_dir=args.data_dir)

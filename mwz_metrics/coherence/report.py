@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mwz_metrics.comparison.bootstrap import confidence_interval, p_value, ratio, resample_weights
+from mwz_metrics.bootstrap import confidence_interval, p_value, ratio, resample_weights
 
 RESAMPLES = 1000
 SEED = 0

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from mwz_metrics.coherence.data import canonical_placeholders
 from mwz_metrics.coherence.model import pair_text
+from mwz_metrics.placeholders import canonical_placeholders
 
 _USER_NAMES = {"user", "usr", "u", "customer", "human"}
 _SYSTEM_NAMES = {"system", "sys", "s", "agent", "assistant", "bot", "wizard"}

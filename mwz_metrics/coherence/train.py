@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from mwz_datasets import corpus as corpora
+from mwz_metrics import placeholders
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence import model as cmodel
 from mwz_metrics.coherence.extra import ExtraCorpus
@@ -92,7 +94,7 @@ RECIPES: dict[str, tuple[Stage, ...]] = {
 TRAINING_SPLITS = ("validation", "train")  # never test: test is what the metric is reported on
 
 
-def training_corpus(splits: Sequence[str], data_dir: str | None = None) -> cdata.Corpus:
+def training_corpus(splits: Sequence[str], data_dir: str | None = None) -> corpora.Corpus:
     """The MultiWOZ 2.1 dialogues of ``splits`` as one corpus (validation, and train where the
     copy has it); a split that is unknown, is test, or holds no dialogue is an error."""
     dialogues: dict[str, Any] = {}
@@ -100,25 +102,28 @@ def training_corpus(splits: Sequence[str], data_dir: str | None = None) -> cdata
     for split in dict.fromkeys(splits):
         if split not in TRAINING_SPLITS:
             raise ValueError(f"cannot train on split {split!r}; choose from {', '.join(TRAINING_SPLITS)}")
-        corpus = cdata.load_corpus(split, data_dir)
+        corpus = corpora.load_corpus(split, data_dir)
         if not corpus.dialogues:
             where = f"{corpus.source.get('file')} ({corpus.source.get('origin')})"
             raise ValueError(f"the MultiWOZ 2.1 copy {where} holds no {split} dialogues")
         dialogues.update(corpus.dialogues)
         source = corpus.source
-    return cdata.Corpus("+".join(dict.fromkeys(splits)), dialogues, source)
+    return corpora.Corpus("+".join(dict.fromkeys(splits)), dialogues, source)
 
 
-def session_texts(corpus: cdata.Corpus, *, delexicalized: bool) -> dict[str, list[str]]:
+def session_texts(corpus: corpora.Corpus, *, delexicalized: bool) -> dict[str, list[str]]:
     """id -> the texts of its turns (user first), placeholders normalized."""
     return {
-        name: [cdata.normalize_placeholders(t["text"]) for t in cdata.gold_session(turns, delexicalized=delexicalized)]
+        name: [
+            placeholders.normalize_placeholders(t["text"])
+            for t in cdata.gold_session(turns, delexicalized=delexicalized)
+        ]
         for name, turns in corpus.dialogues.items()
     }
 
 
 def examples(
-    corpus: cdata.Corpus,
+    corpus: corpora.Corpus,
     seed: int,
     epochs: int,
     limit: int | None = None,
@@ -220,7 +225,7 @@ def read_adapter(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
 
 
 def train(
-    corpus: cdata.Corpus,
+    corpus: corpora.Corpus,
     *,
     seed: int = SEED,
     epochs: int = EPOCHS,
@@ -326,7 +331,7 @@ def train(
 
 
 def train_stages(
-    corpus: cdata.Corpus,
+    corpus: corpora.Corpus,
     stages: Sequence[Stage] = RECIPE,
     *,
     resume: Path | None = None,

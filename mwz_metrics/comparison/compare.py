@@ -24,10 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from mwz_metrics.comparison import bootstrap
+from mwz_metrics import bootstrap
 from mwz_metrics.comparison.table import Comparison
-from mwz_metrics.files import read_json
-from mwz_metrics.multiwoz.inputs import InputError
+from mwz_metrics.inputs import InputError, read_json
 from mwz_plugins.progress import progress
 
 logger = logging.getLogger(__name__)

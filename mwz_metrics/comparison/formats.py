@@ -12,10 +12,26 @@ import csv
 import html
 import io
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from mwz_metrics.comparison.table import Comparison
+
+class Comparison(Protocol):
+    """What rendering reads of a comparison (:class:`mwz_metrics.comparison.table.Comparison`)."""
+
+    systems: list[str]
+    rows: list[dict[str, Any]]
+    signature: dict[str, Any]
+    baseline: str | None
+    settings: dict[str, Any]
+
+    def columns(self) -> list[str]:
+        """The metrics of the wide table."""
+        ...
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON form."""
+        ...
+
 
 FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 SIGNIFICANT = 0.05

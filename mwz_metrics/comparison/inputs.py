@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mwz_metrics.multiwoz.inputs import InputError
+from mwz_metrics.inputs import InputError
 
 
 def published_systems(data_dir: str | None = None) -> dict[str, Path]:

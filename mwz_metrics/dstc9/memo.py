@@ -4,7 +4,7 @@ Importing nltk (for its Porter stemmer) and parsing WordNet's index files take s
 words of the DSTC9 test set are few and the same in every run. A warm run reads their stems
 and synonyms from the cache and needs neither; a new word is computed and added. The file
 name carries the version of what computed the values (nltk's, WordNet's checksum). The file checks
-itself like every derived-data file (:mod:`mwz_metrics.multiwoz.cache`): a bad one is set aside.
+itself like every derived-data file (:mod:`mwz_datasets.derived`): a bad one is set aside.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mwz_metrics.multiwoz import cache
+from mwz_datasets import derived as cache
 
 
 class PersistentMemo:

@@ -165,7 +165,7 @@ def _content_sha256(files: _Files) -> str:
 def _identity(files: _Files) -> str:
     """sha256 of the files the synonyms come from, hashed once per (path, size, mtime) of them
     and then read from the cache: a run whose words the memo holds opens no WordNet file."""
-    from mwz_metrics.multiwoz import cache
+    from mwz_datasets import derived as cache
 
     names = (
         [f"{kind}.{suffix}" for suffix in _POS_FILES.values() for kind in ("index", "data")]

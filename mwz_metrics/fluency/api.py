@@ -32,7 +32,7 @@ def shared_model(model: str | None = None, *, data_dir: str | None = None) -> An
 
 def _interval(scores: Mapping[str, Sequence[float]], resamples: int, seed: int) -> list[float] | None:
     # the interval mwz compare shows for this figure: the same dialogues, resamples and order
-    from mwz_metrics.comparison import bootstrap
+    from mwz_metrics import bootstrap
 
     found = bootstrap.interval(bootstrap.means(scores), resamples=resamples, seed=seed)
     return list(found) if found is not None else None
@@ -94,7 +94,7 @@ def _signature(model: Any, setting: str, options: Mapping[str, Any], sources: li
 
 def _test_domains(keys: Sequence[str], data_dir: str | None) -> tuple[dict[str, list[str]], dict[str, Any]]:
     """Per test dialogue and system turn, the domain of the gold turn (and the corpus' provenance)."""
-    from mwz_metrics.coherence.data import load_corpus
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.fluency.text import turn_domains
 
     corpus = load_corpus("test", data_dir)
@@ -113,7 +113,7 @@ def score_predictions(
     """Sent-Score of mwzeval predictions (a mapping or a JSON path; the caller's object untouched).
 
     Domains: each turn's ``active_domains`` when given, else the gold test turn's."""
-    from mwz_metrics.multiwoz.inputs import InputError, load_predictions
+    from mwz_metrics.inputs import InputError, load_predictions
 
     loaded = load_predictions(predictions)  # validated copies: the caller's object is never touched
     if not loaded or not any(loaded.values()):
@@ -146,7 +146,7 @@ def score_gold(
     data_dir: str | None = None,
 ) -> dict[str, Any]:
     """Sent-Score of the MultiWOZ 2.1 test system turns (spans as placeholders when ``delexicalized``)."""
-    from mwz_metrics.coherence.data import load_corpus
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.fluency.text import system_turn_texts, turn_domains
 
     corpus = load_corpus("test", data_dir)

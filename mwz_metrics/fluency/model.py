@@ -143,7 +143,7 @@ def load(model: str | None = None, *, data_dir: str | None = None, device: str |
     """The default n-gram model, or the causal language model ``model`` names."""
     if model in (None, "", "default"):
         return NgramFluency(data_dir=data_dir)
-    from mwz_metrics.cli.registry import require_extra
+    from mwz_metrics.extras import require_extra
 
     require_extra("neural", "torch", "transformers")
     return CausalLMFluency(model, device=device)

@@ -67,7 +67,7 @@ def _truncated(words: list[str], rng: random.Random) -> list[str]:
 
 def gold_material(data_dir: str | None = None, dialogues: int | None = None) -> dict[str, Any]:
     """The gold responses (delexicalized), the user turns before them and their domains, per test dialogue."""
-    from mwz_metrics.coherence.data import load_corpus
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.fluency.text import system_turn_texts, turn_domains
 
     corpus = load_corpus("test", data_dir)
@@ -105,7 +105,7 @@ def paired_difference(
     probe: Mapping[str, Sequence[float]], gold: Mapping[str, Sequence[float]], *, resamples: int = 1000, seed: int = 0
 ) -> dict[str, float]:
     """Mean of (probe - gold) over paired responses, with a bootstrap 95% CI over dialogues."""
-    from mwz_metrics.comparison import bootstrap
+    from mwz_metrics import bootstrap
 
     names = [n for n in gold if len(gold[n]) and n in probe]
     sums = np.array([sum(p - g for p, g in zip(probe[n], gold[n])) for n in names])
@@ -138,7 +138,7 @@ def _probe_table(model: Any, material: Mapping[str, Any], resamples: int) -> dic
 
 
 def _systems(model: Any, predictions_dir: Path, material: Mapping[str, Any], resamples: int) -> dict[str, Any]:
-    from mwz_metrics.multiwoz.inputs import load_predictions
+    from mwz_metrics.inputs import load_predictions
 
     gold_scores = {k: model.scores(v) for k, v in material["responses"].items()}
     out = {}
@@ -180,7 +180,7 @@ def _styles(model: Any, predictions_dir: Path) -> dict[str, float]:
 
 def _mixes(material: Mapping[str, Any], systems_dir: Path, sgd: str | None, data_dir: str | None) -> dict[str, Any]:
     """The probe means under models trained on other text: + validation user turns, + SGD system turns."""
-    from mwz_metrics.coherence.data import load_corpus
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.fluency.text import sgd_system_texts, training_sentences
     from mwz_metrics.tokens import model_words
 

@@ -19,7 +19,7 @@ _SKIPPED = ("general", "booking")
 
 def system_turn_texts(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool = True) -> list[str]:
     """The system turns of one raw 2.1 dialogue (spans as placeholders when ``delexicalized``)."""
-    from mwz_metrics.coherence.data import delexicalize_21
+    from mwz_metrics.placeholders import delexicalize_21
 
     out = []
     for turn in turns[1::2]:
@@ -49,8 +49,8 @@ def turn_domains(turns: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def training_sentences(data_dir: str | None = None) -> list[list[str]]:
     """The tokenized validation system turns (cached)."""
-    from mwz_metrics.coherence.data import corpus_source, load_corpus
-    from mwz_metrics.multiwoz.cache import cached
+    from mwz_datasets.corpus import corpus_source, load_corpus
+    from mwz_datasets.derived import cached
 
     def build() -> list[list[str]]:
         corpus = load_corpus("validation", data_dir)

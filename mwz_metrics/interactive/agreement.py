@@ -71,7 +71,7 @@ def _system_reader(
         return lambda turn, _context: parse_acts(turn.get("dialog_act") or {})
     if reader is None:
         raise ValueError("reading the system's text needs the system-act reader")
-    from mwz_metrics.coherence.data import delexicalize_21
+    from mwz_metrics.placeholders import delexicalize_21
 
     return lambda turn, context: reader.read(delexicalize_21(turn["text"], turn.get("span_info") or []), context)
 
@@ -228,8 +228,8 @@ def run(
     dialogues: int | None = None,
 ) -> dict[str, Any]:
     """The agreement report of the test dialogues (the first ``dialogues`` of them, or all) for each source."""
-    from mwz_metrics.coherence.data import load_corpus
-    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_datasets.corpus import load_corpus
+    from mwz_metrics.inputs import InputError
 
     unknown = [s for s in sources if s not in SOURCES]
     if unknown:

@@ -15,13 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive import scoring
 from mwz_metrics.interactive import sessions as session_files
 from mwz_metrics.interactive.context import InteractiveContext
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.loading import load_simulator, load_system
 from mwz_metrics.interactive.runner import DEFAULT_MAX_TURNS, run_all
-from mwz_metrics.multiwoz.inputs import InputError
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)

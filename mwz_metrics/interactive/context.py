@@ -2,7 +2,7 @@
 
 MultiWOZ 2.1 is read through :mod:`mwz_datasets` (the pinned zip; ``data_dir``, ``MWZ_MIRROR``,
 the cache or a verified download). What is derived from it is cached on disk like the test set
-of the static metrics (:mod:`mwz_metrics.multiwoz.cache`), keyed by the zip's checksum and the
+of the static metrics (:mod:`mwz_datasets.derived`), keyed by the zip's checksum and the
 code that derives it:
 
 - from **validation**: user and system templates (:mod:`.templates`) and the system-act
@@ -68,7 +68,7 @@ class InteractiveContext:
 
     def _cached(self, kind: str, split: str, build) -> Any:
         from mwz_datasets import multiwoz_raw
-        from mwz_metrics.multiwoz.cache import cached
+        from mwz_datasets.derived import cached
 
         paths, checksum = self.dialogue_files(split)
 

@@ -15,9 +15,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.protocol import System, as_system
 from mwz_metrics.interactive.simulators.base import SimulatorFactory
-from mwz_metrics.multiwoz.inputs import InputError
 
 
 @dataclasses.dataclass

@@ -30,8 +30,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from mwz_metrics.inputs import InputError, read_turn
 from mwz_metrics.interactive.acts import Act, ActError, acts_json, parse_acts
-from mwz_metrics.multiwoz.inputs import InputError, read_turn
 
 # Why a session ended (the summary counts each).
 END_REASONS = {

@@ -14,7 +14,7 @@ reads those; otherwise this reader reads the text:
 
 It is trained on the system turns of MultiWOZ 2.1 **validation** (their annotated acts, their
 spans delexicalized) and measured on the test system turns (:func:`measure`;
-``python -m mwz_metrics.interactive.reader``).
+``mwz simulator reader``).
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def labels_of(acts: Iterable[Act]) -> set[str]:
 
 
 def _placeholder_text(text: str) -> str:
-    from mwz_metrics.coherence.data import canonical_placeholders
+    from mwz_metrics.placeholders import canonical_placeholders
 
     return tokenize(canonical_placeholders(text))
 
@@ -176,7 +176,7 @@ def examples(
     """``(text, context, labels)`` of every system turn: spans delexicalized into ``[SLOT]`` (or the
     text as written, its values found by ``lexicon``), the context from the annotated acts of the
     user turns before it."""
-    from mwz_metrics.coherence.data import delexicalize_21
+    from mwz_metrics.placeholders import delexicalize_21
 
     for dialogue in dialogues:
         domain, known = "none", set()
@@ -271,7 +271,7 @@ class SystemActReader:
 
     def read(self, text: str, context: ReaderContext) -> list[Act]:
         """The acts of a system response (any placeholder style, or lexicalized text)."""
-        from mwz_metrics.coherence.data import canonical_placeholders
+        from mwz_metrics.placeholders import canonical_placeholders
 
         canonical = canonical_placeholders(text)
         if self.lexicon is not None and "[" not in canonical:
@@ -335,41 +335,3 @@ def measure(
     requests = [counts[label] for label in counts if label.startswith("request:")]
     summed = [sum(c[i] for c in requests) for i in range(3)]
     return {"turns": turns, "request_slots": _scores(*summed), "labels": per_label}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mwz_metrics.interactive.reader``: the reader's scores on held-out 2.1 turns."""
-    import argparse
-    import json
-
-    from mwz_datasets import multiwoz_raw
-    from mwz_metrics.interactive.context import InteractiveContext
-
-    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.interactive.reader", description=main.__doc__)
-    parser.add_argument("--split", default="test", choices=("test", "validation"), help="turns to read (test)")
-    parser.add_argument("--lexicalized", action="store_true", help="read the text as written, not delexicalized")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
-    args = parser.parse_args(argv)
-    context = InteractiveContext(data_dir=args.data_dir)
-    paths, _ = context.dialogue_files(args.split)
-    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))
-    result = measure(context.reader, dialogues, delexicalized=not args.lexicalized)
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return 0
-    form = "as written" if args.lexicalized else "delexicalized"
-    print(
-        f"system-act reader on {result['turns']} MultiWOZ 2.1 {args.split} system turns ({form}); trained on validation"
-    )
-    print(f"{'label':20}{'precision':>10}{'recall':>10}{'F1':>10}{'support':>9}")
-    rows = [("request slots (micro)", result["request_slots"])] + list(result["labels"].items())
-    for label, scores in rows:
-        print(
-            f"{label:20}{scores['precision']:10.3f}{scores['recall']:10.3f}{scores['f1']:10.3f}{scores['support']:9d}"
-        )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -75,7 +75,7 @@ def oracle_histories(
     return out
 
 
-def _act_keys(acts: Iterable[Act], *, values: bool) -> set[tuple[str, ...]]:
+def _act_keys(acts: Iterable[Act], *, values: bool) -> set[tuple[str, str, str, str]]:
     keys = set()
     for act in acts:
         value = " ".join(act.value.lower().split()) if values and act.intent == "inform" else ""
@@ -252,7 +252,7 @@ def run(
 ) -> dict[str, Any]:
     """Every figure of the module docstring: oracle histories of the test dialogues (the first
     ``dialogues`` of them, or all), and ``sessions`` (simulated, session-file records) beside the real ones."""
-    from mwz_metrics.coherence.data import load_corpus
+    from mwz_datasets.corpus import load_corpus
     from mwz_metrics.interactive.loading import load_simulator
 
     corpus = load_corpus("test", context.data_dir)

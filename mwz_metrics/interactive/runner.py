@@ -19,12 +19,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive import sessions as session_files
 from mwz_metrics.interactive.acts import acts_json
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.protocol import SessionEnd, System, parse_system_turn
 from mwz_metrics.interactive.simulators.base import SimulatorFactory
-from mwz_metrics.multiwoz.inputs import InputError
 
 logger = logging.getLogger(__name__)
 

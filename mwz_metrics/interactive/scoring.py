@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from mwz_metrics.comparison import bootstrap
+from mwz_metrics import bootstrap
 from mwz_metrics.interactive import export
 from mwz_metrics.interactive.acts import goal_slot_to_act
 from mwz_metrics.interactive.goals import UserGoal

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from mwz_metrics.multiwoz.inputs import InputError
+from mwz_metrics.inputs import InputError
 
 logger = logging.getLogger(__name__)
 

@@ -306,9 +306,9 @@ class GoalTracker:
             state.booked = state.offered = True
             state.answered.add("ref")
         for act in acts:  # what was booked was on offer, also where the goal books nothing
-            state = self.state(act.domain) or self._focused()
-            if state is not None and not targets:
-                state.offered = True
+            offered = self.state(act.domain) or self._focused()
+            if offered is not None and not targets:
+                offered.offered = True
         return set(targets)
 
     @staticmethod

@@ -161,7 +161,7 @@ def flat_bleu(
     """
     from sacrebleu.metrics import BLEU
 
-    from mwz_metrics.multiwoz.inputs import InputError
+    from mwz_metrics.inputs import InputError
     from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders
 
     if len(hypotheses) != len(references):

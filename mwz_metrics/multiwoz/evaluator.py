@@ -16,11 +16,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mwz_datasets.fuzzy import partial_ratio
+from mwz_metrics.inputs import InputError, Predictions, check_against_test_set, load_predictions
 from mwz_metrics.multiwoz import bleu as bleu_lib
 from mwz_metrics.multiwoz import dst as dst_lib
 from mwz_metrics.multiwoz import richness as richness_lib
 from mwz_metrics.multiwoz import success as success_lib
-from mwz_metrics.multiwoz.inputs import InputError, Predictions, check_against_test_set, load_predictions
 from mwz_metrics.multiwoz.normalize import UnknownPlaceholders, normalize_state
 from mwz_metrics.multiwoz.testset import TestSet
 from mwz_metrics.signature import Signature, describe_chain, describe_styles, plugin_details, source_checksums

@@ -15,8 +15,8 @@ from typing import Any
 import datasets
 import evaluate
 
+from mwz_metrics.inputs import InputError
 from mwz_metrics.multiwoz.evaluator import Evaluator
-from mwz_metrics.multiwoz.inputs import InputError
 from mwz_metrics.multiwoz.testset import TestSet
 
 CITATION = """\

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_datasets import sources
-from mwz_metrics.multiwoz.cache import cached
+from mwz_datasets.derived import cached, code_fingerprint
 from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders
 from mwz_metrics.multiwoz.references import build_from_22
 from mwz_plugins import get_registry
@@ -82,7 +82,8 @@ class TestSet:
         return [*styles, f"{self.chain_name}@{chain.version}", *steps]
 
     def _checksums(self, files: dict[str, Path]) -> list[str]:
-        return [f"{p}={self.resolved[p].sha256}" for p in sorted(files)]
+        # the files' checksums, and the code that derives from them (this package's)
+        return [f"{p}={self.resolved[p].sha256}" for p in sorted(files)] + [code_fingerprint(Path(__file__).parent)]
 
     @functools.cached_property
     def multiwoz22(self) -> dict[str, Any]:

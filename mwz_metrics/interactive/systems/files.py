@@ -13,8 +13,8 @@ from typing import Any
 
 from mwz_datasets.multiwoz_raw import evaluation_key
 from mwz_datasets.sources import sha256_file
+from mwz_metrics.inputs import load_predictions
 from mwz_metrics.interactive.protocol import SessionEnd, SystemTurn
-from mwz_metrics.multiwoz.inputs import load_predictions
 
 
 class PredictionsSystem:

@@ -1,7 +1,8 @@
 """Derived data (references, gold states, goals, templates...) cached as JSON files that check themselves.
 
-A cache file is keyed by the package version, the code that derives it (every module of this
-package and of ``mwz_datasets``) and the caller's parts (source checksums, plugin versions). Its
+A cache file is keyed by the package version, the code of ``mwz_datasets`` and the caller's parts
+(source checksums, plugin versions, and the fingerprint of the caller's own code,
+:func:`code_fingerprint`). Its
 first line is a header naming what it holds (format, kind, key, package) and the sha256 of the rest;
 the rest is the value. A file that fails any check (unreadable, cut short, from another version,
 edited by hand, a stale copy) is set aside with a warning naming it and rebuilt: it can cost time,
@@ -39,13 +40,18 @@ class CorruptCacheFile(ValueError):
 
 
 @functools.cache
-def _code_fingerprint() -> str:
-    # Derived data changes whenever the code that derives it does.
+def code_fingerprint(*folders: Path) -> str:
+    """sha256 of the modules (``*.py``) of ``folders``: a caller puts its own code's in its parts, so that
+    derived data changes whenever the code that derives it does."""
     digest = hashlib.sha256()
-    for package in (Path(__file__).parent, Path(sources.__file__).parent):
-        for path in sorted(package.glob("*.py")):
+    for folder in folders:
+        for path in sorted(Path(folder).glob("*.py")):
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def _code_fingerprint() -> str:
+    return code_fingerprint(Path(__file__).parent)  # mwz_datasets, which reads every upstream file
 
 
 def disabled() -> bool:

@@ -1,14 +1,19 @@
-"""Reading and validating predictions in mwzeval's input format.
+"""Reading every input the same way: the one error type, JSON files, mwzeval's predictions format.
 
-``{"sng0073": [{"response": str, "state": {domain: {slot: str}}?,
-"active_domains": [str]?}, ...], ...}``, one entry per system turn; ids may also
-be written ``SNG0073`` or ``SNG0073.json``. The caller's data is never modified:
-validated predictions are copied into :class:`Prediction` objects.
+Every command reads its inputs through these functions, so a missing file, a folder, a file that
+is not UTF-8 or not JSON, an empty input and a malformed turn get the same one-line message naming
+file, dialogue and turn (:class:`InputError`, exit 2), and nothing is modified.
+
+Predictions (mwzeval's format): ``{"sng0073": [{"response": str, "state": {domain: {slot: str}}?,
+"active_domains": [str]?}, ...], ...}``, one entry per system turn; ids may also be written
+``SNG0073`` or ``SNG0073.json``. The caller's data is never modified: validated predictions are
+copied into :class:`Turn` objects.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -18,6 +23,38 @@ from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_key
 
 class InputError(ValueError):
     """Predictions that cannot be evaluated; the message names dialogue and turn."""
+
+
+def read_json(path: str | os.PathLike, what: str = "input") -> Any:
+    """The decoded JSON of ``path``; :class:`InputError` (one line, the file named) otherwise."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file ({what})") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: a folder, not a {what} file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+    if not raw.strip():
+        raise InputError(f"{path}: empty file, not a {what} file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path}: not UTF-8 text (byte 0x{raw[error.start]:02x} at position {error.start}); save it as UTF-8"
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+
+
+def require_nonempty(data: Any, path: str | os.PathLike | None, what: str) -> None:
+    """Refuse an input with nothing in it, as every command does."""
+    if not data:
+        where = f"{path}: " if path is not None else ""
+        raise InputError(f"{where}no {what} in it (an empty input is refused, not scored as zero)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,8 +73,6 @@ def load_predictions(source: str | os.PathLike | Mapping[str, Any]) -> Predictio
     """Validate predictions given as a mapping or a JSON file path."""
     where = ""
     if isinstance(source, (str, os.PathLike)):
-        from mwz_metrics.files import read_json
-
         data = read_json(source, "predictions")
         where = f"{source}: "
         if isinstance(data, Mapping) and not data:
