@@ -6,7 +6,7 @@ pairs (the pairs ``mwz coherence`` reads: its responses between the gold user tu
 process, and extrapolates to all of the system's pairs. Then it times the shipped command,
 ``mwz coherence -i SYSTEM.json``, as one whole process (interpreter, imports, model load, data,
 the encoder's first and only pass, bootstrap), the figure the card quotes beside the depths.
-``--out`` writes the figures for ``python -m mwz_metrics.coherence.card --speed``.
+``--out`` writes the figures for ``python -m mwz_metrics.coherence.research.card --speed``.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def test_pairs_run_once_and_a_fresh_model_gives_the_same_floats(use_mirror, scor
 
 def test_placeholder_styles_score_the_same(use_mirror, scorer):
     from mwz_metrics.coherence.api import score_predictions
-    from mwz_metrics.coherence.probes import rewrite_placeholders
+    from mwz_metrics.coherence.research.probes import rewrite_placeholders
 
     predictions = _subset("hdsa", 4)
     scores = {
@@ -140,8 +140,8 @@ def test_probe_ordering_on_a_slice(use_mirror, scorer):
     from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import data as cdata
     from mwz_metrics.coherence.api import score_gold, score_predictions
-    from mwz_metrics.coherence.negatives import DEGENERATES, degenerate_predictions
-    from mwz_metrics.coherence.probes import auc_probes
+    from mwz_metrics.coherence.research.negatives import DEGENERATES, degenerate_predictions
+    from mwz_metrics.coherence.research.probes import auc_probes
 
     corpus = load_corpus("test")
     ids = sorted(corpus.dialogues)[:12]
@@ -205,7 +205,7 @@ def test_training_is_seeded_and_its_data_reproducible(use_mirror):
     """Two short runs with one seed give identical adapters; the shipped adapter's examples are rebuilt exactly."""
     from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import model as cmodel
-    from mwz_metrics.coherence import train
+    from mwz_metrics.coherence.research import train
 
     corpus = load_corpus("validation")
     first, meta = train.train(corpus, seed=3, limit=3, max_steps=2)
@@ -227,7 +227,7 @@ def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, tmp_pat
     """Stage two from a saved stage-one file is bit-identical to both stages in one run; a file
     from another recipe is refused."""
     from mwz_datasets.corpus import load_corpus
-    from mwz_metrics.coherence import train
+    from mwz_metrics.coherence.research import train
 
     corpus = load_corpus("validation")
     stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5, average=True))
@@ -275,7 +275,7 @@ def test_compare_adds_coherence_with_intervals_and_p_values(use_mirror, scorer):
 
 def test_training_takes_the_train_split_where_the_copy_has_it_and_never_test(use_mirror, capsys):
     """The offline mirror holds no train dialogues: one clear line, exit 2; test is refused."""
-    from mwz_metrics.coherence import train
+    from mwz_metrics.coherence.research import train
 
     with pytest.raises(SystemExit) as raised:
         train.main(["--split", "validation", "--split", "train", "--max-steps", "1"])
@@ -303,7 +303,7 @@ def _sgd_jsonl(path, count: int = 12):
 
 
 def test_an_extra_corpus_is_delexicalized_and_mixed_at_the_stated_ratio(use_mirror, tmp_path):
-    from mwz_metrics.coherence import extra, train
+    from mwz_metrics.coherence.research import extra, train
 
     sgd = extra.load(f"sgd={_sgd_jsonl(tmp_path / 'sgd.jsonl')}")
     name = "sgd:1_00003"
@@ -328,7 +328,7 @@ def test_an_extra_corpus_is_delexicalized_and_mixed_at_the_stated_ratio(use_mirr
 
 def test_a_mixed_stage_resumes_from_the_shipped_recipe_and_records_its_corpus(use_mirror, tmp_path):
     pytest.importorskip("torch")
-    from mwz_metrics.coherence import extra, train
+    from mwz_metrics.coherence.research import extra, train
 
     sgd = extra.load(f"sgd={_sgd_jsonl(tmp_path / 'sgd.jsonl')}")
     corpus = train.training_corpus(["validation"])
@@ -369,7 +369,7 @@ def test_auc_is_split_by_direction_and_measured_on_the_split_the_adapter_learned
     the other way; the fit probe reads the adapter's training split from its metadata."""
     from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence import data as cdata
-    from mwz_metrics.coherence.probes import auc_probes, fit_probes
+    from mwz_metrics.coherence.research.probes import auc_probes, fit_probes
     from mwz_metrics.coherence.scorer import session_pairs
 
     for split, meta in (("test", None), ("validation", {}), ("validation", {"splits": "validation+train"})):
@@ -392,7 +392,8 @@ def test_auc_is_split_by_direction_and_measured_on_the_split_the_adapter_learned
 def test_the_card_says_what_limits_the_auc():
     """Fit beside held out, each mix's fit, the weakest direction and what each depth costs, all
     from the numbers given."""
-    from mwz_metrics.coherence import card, model
+    from mwz_metrics.coherence import model
+    from mwz_metrics.coherence.research import card
 
     def auc(random_: float, neighbour: float, directions: dict | None = None) -> dict:
         return {
@@ -434,7 +435,8 @@ def test_the_card_says_what_limits_the_auc():
 
 
 def test_the_card_shows_each_training_mix_beside_the_shipped_adapter():
-    from mwz_metrics.coherence import card, model
+    from mwz_metrics.coherence import model
+    from mwz_metrics.coherence.research import card
 
     def gap(value: float) -> dict:
         return {"difference": value, "low": value - 0.5, "high": value + 0.5, "p_value": 0.001}

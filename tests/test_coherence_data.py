@@ -132,7 +132,7 @@ def test_plural_and_hyphen_suffixes_read_the_same_in_every_style():
 
 
 def test_probe_rewrites_placeholders_with_names_the_styles_register():
-    from mwz_metrics.coherence.probes import rewrite_placeholders
+    from mwz_metrics.coherence.research.probes import rewrite_placeholders
 
     predictions = {"d": [{"response": "the postcode is [postcode] , train [train_id] ."}]}
     rewritten = {

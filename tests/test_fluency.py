@@ -57,7 +57,7 @@ def test_the_default_model_is_the_shipped_one(model):
 
 def test_probe_ordering_on_a_slice(model):
     """The probe table's conclusions on 60 dialogues (the model card has all 1000)."""
-    from mwz_metrics.fluency import probes
+    from mwz_metrics.fluency.research import probes
 
     material = probes.gold_material(dialogues=60)
     table = probes._probe_table(model, material, resamples=300)
@@ -135,7 +135,7 @@ def test_bad_inputs_get_one_line(mirror_env, tmp_path):
 
 def test_sgd_is_read_in_both_forms(tmp_path):
     from mwz_datasets.sgd import iter_dialogues
-    from mwz_metrics.fluency.text import sgd_system_texts
+    from mwz_metrics.fluency.research.train import sgd_system_texts
 
     upstream = [
         {
@@ -181,8 +181,8 @@ def test_a_causal_lm_is_fine_tuned_reproducibly_and_scores(mirror_env, tmp_path)
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     from mwz_metrics.fluency.model import CausalLMFluency
+    from mwz_metrics.fluency.research.train import fine_tune
     from mwz_metrics.fluency.text import training_sentences
-    from mwz_metrics.fluency.train import fine_tune
 
     texts = [" ".join(s) for s in training_sentences()[:2000]]
     tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))

@@ -78,9 +78,8 @@ def _report(result: dict[str, Any], sessions, domains, explain: int) -> None:
 
 def test_domains(corpus: corpora.Corpus) -> dict[str, frozenset[str]]:
     """Domains of each dialogue of a corpus (from its dialogue acts)."""
-    from mwz_metrics.coherence.negatives import dialogue_domains
 
-    return {name: dialogue_domains(turns) for name, turns in corpus.dialogues.items()}
+    return {name: cdata.dialogue_domains(turns) for name, turns in corpus.dialogues.items()}
 
 
 def score_predictions(

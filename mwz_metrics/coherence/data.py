@@ -16,6 +16,19 @@ from mwz_metrics.placeholders import delexicalize_21, has_placeholders, normaliz
 USER, SYSTEM = "user", "system"
 
 
+def dialogue_domains(turns: Sequence[Mapping[str, Any]]) -> frozenset[str]:
+    """Domains named by a 2.1 dialogue's acts (``Restaurant-Inform`` -> ``restaurant``), general excluded."""
+    domains = set()
+    for turn in turns:
+        acts = turn.get("dialog_act") or {}
+        if isinstance(acts, Mapping):
+            for act in acts:
+                domain = str(act).split("-", 1)[0].lower()
+                if domain not in ("general", "booking"):
+                    domains.add(domain)
+    return frozenset(domains)
+
+
 def gold_session(turns: Sequence[Mapping[str, Any]], *, delexicalized: bool) -> list[dict[str, str]]:
     """One gold dialogue as a session; system turns delexicalized when asked."""
     session = []

@@ -237,7 +237,7 @@ class PairClassifier:
         self.adapter_path = Path(adapter_path) if adapter_path else default_adapter_path()
         if not self.adapter_path.is_file():
             raise FileNotFoundError(
-                f"coherence adapter {self.adapter_path} is missing; train it: python -m mwz_metrics.coherence.train"
+                f"coherence adapter {self.adapter_path} is missing; train it: python -m mwz_metrics.coherence.research.train"
             )
         self.adapter_sha256 = file_sha256(self.adapter_path)
         self.base = base or base_location()

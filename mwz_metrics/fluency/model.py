@@ -5,7 +5,7 @@ system turns, counted at first use from the pinned corpus (no download beyond Mu
 about a second); its identity (training text checksum, n-gram counts, discounts) must equal the
 manifest shipped beside this module (``default_model.json``), and a result says whether it does.
 :class:`CausalLMFluency` scores with any Hugging Face causal language model (``--model gpt2``, a
-path, or one fine-tuned by ``python -m mwz_metrics.fluency.train``); it needs torch and
+path, or one fine-tuned by ``python -m mwz_metrics.fluency.research.train``); it needs torch and
 transformers (the ``neural`` extra), and uses the GPU when there is one.
 """
 

@@ -67,18 +67,6 @@ def _code_fingerprint() -> str:
 
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in (here / "text.py", here.parent / "tokens.py", here.parent / "coherence" / "data.py"):
+    for path in (here / "text.py", here.parent / "tokens.py", here.parent / "placeholders.py"):
         digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def sgd_system_texts(path: str) -> list[str]:
-    """SGD's system turns, slot spans written as ``[SLOT]`` placeholders."""
-    from mwz_datasets.sgd import delexicalize, iter_dialogues
-
-    return [
-        delexicalize(text, spans)
-        for dialogue in iter_dialogues(path)
-        for speaker, text, spans in dialogue["turns"]
-        if speaker == "system"
-    ]

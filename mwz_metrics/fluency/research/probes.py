@@ -1,4 +1,4 @@
-"""The probes behind the fluency model card: ``python -m mwz_metrics.fluency.probes``.
+"""The probes behind the fluency model card: ``python -m mwz_metrics.fluency.research.probes``.
 
 On every MultiWOZ 2.1 test system turn (delexicalized), the default model scores the gold
 response and, paired with it, the response broken six ways: words shuffled, reduced to keywords
@@ -26,7 +26,7 @@ import numpy as np
 from mwz_metrics.fluency import api
 from mwz_metrics.fluency.model import NgramFluency
 
-logger = logging.getLogger("mwz_metrics.fluency.probes")
+logger = logging.getLogger("mwz_metrics.fluency.research.probes")
 SEED = 7
 CONSTANT = "is there anything else i can help you with ?"
 # Function words dropped from a keyword list (what remains: placeholders and content words).
@@ -164,7 +164,7 @@ def _systems(model: Any, predictions_dir: Path, material: Mapping[str, Any], res
 
 
 def _styles(model: Any, predictions_dir: Path) -> dict[str, float]:
-    from mwz_metrics.coherence.probes import rewrite_placeholders
+    from mwz_metrics.coherence.research.probes import rewrite_placeholders
 
     path = predictions_dir / "augpt.json"
     if not path.is_file():
@@ -181,7 +181,8 @@ def _styles(model: Any, predictions_dir: Path) -> dict[str, float]:
 def _mixes(material: Mapping[str, Any], systems_dir: Path, sgd: str | None, data_dir: str | None) -> dict[str, Any]:
     """The probe means under models trained on other text: + validation user turns, + SGD system turns."""
     from mwz_datasets.corpus import load_corpus
-    from mwz_metrics.fluency.text import sgd_system_texts, training_sentences
+    from mwz_metrics.fluency.research.train import sgd_system_texts
+    from mwz_metrics.fluency.text import training_sentences
     from mwz_metrics.tokens import model_words
 
     base = training_sentences(data_dir)
@@ -218,7 +219,7 @@ def run(
     resamples: int = 1000,
 ) -> dict[str, Any]:
     """Every probe; the JSON the model card is written from."""
-    from mwz_metrics.coherence.probes import metric_table, spearman
+    from mwz_metrics.coherence.research.probes import metric_table, spearman
 
     material = gold_material(data_dir, dialogues)
     model = api.shared_model(data_dir=data_dir)
@@ -250,7 +251,7 @@ def run(
 
 def coherence_from_card() -> dict[str, float]:
     """Each system's coherence as the coherence model card reports it (all test dialogues)."""
-    card = Path(__file__).resolve().parent.parent / "coherence" / "MODEL_CARD.md"
+    card = Path(__file__).resolve().parents[2] / "coherence" / "MODEL_CARD.md"
     values = {}
     for line in card.read_text(encoding="utf-8").splitlines():
         match = re.match(r"\| ([a-z0-9-]+) \| ([0-9.]+) \| \[", line)
@@ -261,7 +262,9 @@ def coherence_from_card() -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the probes and write their JSON."""
-    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.fluency.probes", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m mwz_metrics.fluency.research.probes", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--predictions", type=Path, required=True, help="a folder of mwzeval predictions (*.json)")
     parser.add_argument("--metrics", type=Path, help="`mwz compare --format json` output for the Spearman rows")
     parser.add_argument("--sgd", help="SGD turns (JSONL or dialogues_*.json) for the training-mix rows")

@@ -1,4 +1,4 @@
-"""Building the fluency models: ``python -m mwz_metrics.fluency.train``.
+"""Building the fluency models: ``python -m mwz_metrics.fluency.research.train``.
 
 Without ``--model`` it counts the default n-gram model from the MultiWOZ 2.1 validation system
 turns and checks it against the shipped manifest (``default_model.json``: identity and the mean
@@ -41,10 +41,21 @@ def build_manifest(data_dir: str | None = None) -> dict[str, Any]:
     }
 
 
+def sgd_system_texts(path: str) -> list[str]:
+    """SGD's system turns, slot spans written as ``[SLOT]`` placeholders."""
+    from mwz_datasets.sgd import delexicalize, iter_dialogues
+
+    return [
+        delexicalize(text, spans)
+        for dialogue in iter_dialogues(path)
+        for speaker, text, spans in dialogue["turns"]
+        if speaker == "system"
+    ]
+
+
 def sgd_sentences(path: str | Path) -> list[str]:
     """System turns of Schema-Guided Dialogue, slot spans as placeholders (the JSONL of
     ``../shared/data/sgd`` or SGD's ``dialogues_*.json`` files)."""
-    from mwz_metrics.fluency.text import sgd_system_texts
 
     return sgd_system_texts(str(path))
 
@@ -122,7 +133,9 @@ def fine_tune(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Check (or write) the default model's manifest, or fine-tune a causal language model."""
-    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.fluency.train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m mwz_metrics.fluency.research.train", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--model", help="a Hugging Face causal LM (name or path) to fine-tune")
     parser.add_argument("--out", help="where the fine-tuned model goes")
     parser.add_argument("--epochs", type=int, default=1)

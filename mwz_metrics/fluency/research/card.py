@@ -1,6 +1,6 @@
-"""Writes the fluency model card from a probe run: ``python -m mwz_metrics.fluency.card --probes probes.json``.
+"""Writes the fluency model card from a probe run: ``python -m mwz_metrics.fluency.research.card --probes probes.json``.
 
-Every number in ``MODEL_CARD.md`` comes from the probe JSON (``python -m mwz_metrics.fluency.probes``)
+Every number in ``MODEL_CARD.md`` comes from the probe JSON (``python -m mwz_metrics.fluency.research.probes``)
 or the shipped manifest; nothing is typed by hand.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-CARD = Path(__file__).with_name("MODEL_CARD.md")
+CARD = Path(__file__).resolve().parent.parent / "MODEL_CARD.md"  # shipped with the runtime package
 
 _PROBE_NAMES = {
     "shuffled_words": "words shuffled",
@@ -76,7 +76,7 @@ def render(probes: dict[str, Any]) -> str:
         "",
         'Sent-Score, after Cheng et al. (2022), "Is MultiWOZ a Solved Task?", section 3.2.3: a response\'s',
         "mean token cross-entropy (nats per token, the sentence end included) under a language model of",
-        "MultiWOZ system turns; lower is more fluent. Written by `python -m mwz_metrics.fluency.card` from the",
+        "MultiWOZ system turns; lower is more fluent. Written by `python -m mwz_metrics.fluency.research.card` from the",
         "probe run; do not edit by hand.",
         "",
         "## Use",
@@ -85,8 +85,8 @@ def render(probes: dict[str, Any]) -> str:
         "mwz fluency -i ubar.json -i damd.json --explain 10      # many systems, one model",
         "mwz fluency --gold                                      # the test system turns",
         "mwz fluency -i ubar.json --model gpt2                   # any causal LM (the neural extra)",
-        "python -m mwz_metrics.fluency.train                     # rebuilds the default, checks it",
-        "python -m mwz_metrics.fluency.probes --predictions DIR --metrics compare.json --out probes.json",
+        "python -m mwz_metrics.fluency.research.train                     # rebuilds the default, checks it",
+        "python -m mwz_metrics.fluency.research.probes --predictions DIR --metrics compare.json --out probes.json",
         "```",
         "",
         "## Model",
@@ -99,7 +99,7 @@ def render(probes: dict[str, Any]) -> str:
         f"  vocabulary {model['vocabulary']}; n-grams {json.dumps(model['ngrams'], sort_keys=True)}.",
         "- No seed is involved: counting is deterministic, and the shipped manifest (`default_model.json`) holds",
         "  the identity and the mean score of the test system turns that a rebuilt model must give to 1e-6",
-        "  (`python -m mwz_metrics.fluency.train` checks it; the CI test too).",
+        "  (`python -m mwz_metrics.fluency.research.train` checks it; the CI test too).",
         "- Why an n-gram model: it needs no download and no torch (fluency is in the core install), scores a",
         f"  system in about {min((s['seconds'] for s in systems.values()), default=0):.1f}-"
         f"{max((s['seconds'] for s in systems.values()), default=0):.1f} s, and separates every broken",
@@ -188,7 +188,9 @@ def render(probes: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write MODEL_CARD.md from a probe JSON."""
-    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.fluency.card", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m mwz_metrics.fluency.research.card", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--probes", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=CARD)
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """The probe table: does the metric separate gold from systems, and can it be gamed?
 
-``python -m mwz_metrics.coherence.probes --predictions DIR [--metrics compare.json] --out probes.json``
+``python -m mwz_metrics.coherence.research.probes --predictions DIR [--metrics compare.json] --out probes.json``
 
 Everything is scored through :mod:`mwz_metrics.coherence.api`, the code behind
 ``mwz coherence``, on the MultiWOZ 2.1 **test** dialogues (never trained on):
@@ -41,9 +41,9 @@ from mwz_metrics import placeholders
 from mwz_metrics.coherence import api
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence.model import pair_text
-from mwz_metrics.coherence.negatives import DEGENERATES, NegativeSampler, degenerate_predictions
+from mwz_metrics.coherence.research.negatives import DEGENERATES, NegativeSampler, degenerate_predictions
 
-logger = logging.getLogger("mwz_metrics.coherence.probes")
+logger = logging.getLogger("mwz_metrics.coherence.research.probes")
 SEED = 7
 # direction of a pair -> how its first side starts (model.pair_text)
 DIRECTIONS = {"user->system": pair_text("", True), "system->user": pair_text("", False)}
@@ -285,8 +285,8 @@ def mix_row(label: str, adapter: Path, systems: dict[str, Any], predictions_dir:
     gold minus each of the CLOSEST systems nearest to gold in ``systems`` (the main run's)."""
     from mwz_metrics.coherence.model import PairClassifier
     from mwz_metrics.coherence.report import paired_difference
+    from mwz_metrics.coherence.research.train import read_adapter
     from mwz_metrics.coherence.scorer import CoherenceScorer
-    from mwz_metrics.coherence.train import read_adapter
 
     scorer = CoherenceScorer(PairClassifier(adapter))
     corpus = corpora.load_corpus("test", data_dir)
@@ -317,7 +317,9 @@ def mix_row(label: str, adapter: Path, systems: dict[str, Any], predictions_dir:
 
 def main(argv=None) -> int:
     """Run the probes and write them as JSON; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.probes", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m mwz_metrics.coherence.research.probes", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--predictions", type=Path, required=True, help="folder of mwzeval predictions (*.json)")
     parser.add_argument("--metrics", type=Path, help="`mwz compare --format json` output for the Spearman row")
     parser.add_argument("--data-dir")

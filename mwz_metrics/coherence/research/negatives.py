@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 # kind -> weight when sampling one negative per positive for training
 KINDS: dict[str, float] = {
@@ -21,19 +20,6 @@ KINDS: dict[str, float] = {
     "truncate": 1.0,  # the second turn cut to at most half of its words
     "empty": 0.5,  # nothing said
 }
-
-
-def dialogue_domains(turns: Sequence[Mapping[str, Any]]) -> frozenset[str]:
-    """Domains named by a 2.1 dialogue's acts (``Restaurant-Inform`` -> ``restaurant``), general excluded."""
-    domains = set()
-    for turn in turns:
-        acts = turn.get("dialog_act") or {}
-        if isinstance(acts, Mapping):
-            for act in acts:
-                domain = str(act).split("-", 1)[0].lower()
-                if domain not in ("general", "booking"):
-                    domains.add(domain)
-    return frozenset(domains)
 
 
 def shuffle_words(text: str, rng: random.Random) -> str:

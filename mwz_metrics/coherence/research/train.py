@@ -1,10 +1,10 @@
-"""Train the coherence adapter: ``python -m mwz_metrics.coherence.train``.
+"""Train the coherence adapter: ``python -m mwz_metrics.coherence.research.train``.
 
 Positives are the adjacent pairs (user_t, system_t) and (system_t, user_t+1) of
 MultiWOZ 2.1 **validation** dialogues (``--split train`` adds the train split where
 the copy of the corpus has it; never test: test is what the metric is reported on).
 Each positive gets one negative per epoch, drawn from the kinds in
-:mod:`mwz_metrics.coherence.negatives` (random, neighbouring turn, other domain,
+:mod:`mwz_metrics.coherence.research.negatives` (random, neighbouring turn, other domain,
 echo, next user turn, shuffled words, truncation, empty). System turns appear
 delexicalized (2.1 ``span_info`` -> ``[SLOT]``, as systems' outputs are scored)
 three times in four and as written otherwise.
@@ -39,13 +39,14 @@ from mwz_datasets import corpus as corpora
 from mwz_metrics import placeholders
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence import model as cmodel
-from mwz_metrics.coherence.extra import ExtraCorpus
-from mwz_metrics.coherence.extra import load as load_extra
-from mwz_metrics.coherence.negatives import NegativeSampler, dialogue_domains
+from mwz_metrics.coherence.data import dialogue_domains
+from mwz_metrics.coherence.research.extra import ExtraCorpus
+from mwz_metrics.coherence.research.extra import load as load_extra
+from mwz_metrics.coherence.research.negatives import NegativeSampler
 
-logger = logging.getLogger("mwz_metrics.coherence.train")
+logger = logging.getLogger("mwz_metrics.coherence.research.train")
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the runtime package: the adapter and the card
 SEED = 13
 EPOCHS = 10  # of the first stage
 BATCH = 32
@@ -415,7 +416,9 @@ def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, str]) -> Non
 
 def main(argv=None) -> int:
     """Train the adapter (and optionally run the probes for the model card); returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m mwz_metrics.coherence.research.train", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
     parser.add_argument(
         "--split",

@@ -1,6 +1,6 @@
 """The model card (``MODEL_CARD.md``): written from the adapter's metadata and the probe table.
 
-``python -m mwz_metrics.coherence.card --probes probes.json`` rewrites the card next to the
+``python -m mwz_metrics.coherence.research.card --probes probes.json`` rewrites the card next to the
 shipped adapter; nothing in it is typed by hand.
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.coherence import model as cmodel
-from mwz_metrics.coherence import train as ctrain
+from mwz_metrics.coherence.research import train as ctrain
 from mwz_plugins.version import __version__
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the runtime package, where the card ships
 
 
 def _meta(adapter: Path) -> dict[str, str]:
@@ -225,7 +225,7 @@ def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None =
         "",
         "Whether two adjacent turns of a task-oriented dialogue are coherent, after Cheng et al. (2022),",
         '"Is MultiWOZ a Solved Task?", section 3.2.4. A session scores the mean P(coherent) over its adjacent',
-        "pairs, 0-100. Written by `python -m mwz_metrics.coherence.card` from the probe run; do not edit by hand.",
+        "pairs, 0-100. Written by `python -m mwz_metrics.coherence.research.card` from the probe run; do not edit by hand.",
         "",
         "## Use",
         "",
@@ -233,8 +233,8 @@ def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None =
         "pip install 'mwz-eval[coherence]'",
         "mwz coherence -i ubar.json -i damd.json --with-gold --explain     # many systems, one process",
         "mwz coherence --gold --delex                                     # gold test sessions",
-        "python -m mwz_metrics.coherence.train                            # reproduces adapter.npz",
-        "python -m mwz_metrics.coherence.probes --predictions DIR --out probes.json",
+        "python -m mwz_metrics.coherence.research.train                            # reproduces adapter.npz",
+        "python -m mwz_metrics.coherence.research.probes --predictions DIR --out probes.json",
         "```",
         "",
         "## Model",
@@ -339,8 +339,12 @@ def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None =
 
 def main(argv=None) -> int:
     """Write the model card from a probes JSON; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m mwz_metrics.coherence.card", description=__doc__.splitlines()[0])
-    parser.add_argument("--probes", type=Path, required=True, help="output of python -m mwz_metrics.coherence.probes")
+    parser = argparse.ArgumentParser(
+        prog="python -m mwz_metrics.coherence.research.card", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--probes", type=Path, required=True, help="output of python -m mwz_metrics.coherence.research.probes"
+    )
     parser.add_argument("--adapter", type=Path, default=cmodel.default_adapter_path())
     parser.add_argument("--out", type=Path, default=PACKAGE_DIR / "MODEL_CARD.md")
     parser.add_argument("--speed", type=Path, help="output of benchmarks/bench_coherence_depth.py --out")
