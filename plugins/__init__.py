@@ -25,6 +25,7 @@ _EXPORTS = {
     "ONTOLOGY_SLOTS": "ontology",
     "DatasetEntry": "registry",
     "DelexStyle": "registry",
+    "DialogueMetricEntry": "registry",
     "MetricEntry": "registry",
     "NormalizerChain": "registry",
     "PluginError": "registry",
@@ -37,6 +38,7 @@ _EXPORTS = {
 __all__ = [
     "DatasetEntry",
     "DelexStyle",
+    "DialogueMetricEntry",
     "MetricEntry",
     "NormalizerChain",
     "ONTOLOGY_SLOTS",
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from mwz_plugins.registry import (
         DatasetEntry,
         DelexStyle,
+        DialogueMetricEntry,
         MetricEntry,
         NormalizerChain,
         PluginError,

@@ -1,7 +1,8 @@
-"""Built-in plugin: the ``evaluate`` module scripts shipped in ``mwz_metrics``."""
+"""Built-in plugin: the ``evaluate`` module scripts shipped in ``mwz_metrics``, and the metrics of dialogues
+that ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute by name."""
 
 from mwz_plugins.hookspecs import hookimpl
-from mwz_plugins.registry import MetricEntry
+from mwz_plugins.registry import DialogueMetricEntry, MetricEntry
 
 _MODULES = {
     "mwz_bleu": "BLEU of delexicalized responses, one score per delexicalization style",
@@ -20,3 +21,27 @@ def mwz_register_metrics(register):
     """Register the module scripts shipped in ``mwz_metrics.modules``."""
     for name, description in _MODULES.items():
         register(MetricEntry(name, "mwz_metrics.modules", f"{name}/{name}.py", description))
+
+
+@hookimpl
+def mwz_register_dialogue_metrics(register):
+    """Register session coherence and sentence fluency (``--metric coherence``, ``--metric fluency``)."""
+    register(
+        DialogueMetricEntry(
+            "coherence",
+            "1.0.0",
+            "mwz_metrics.coherence.metric:make",
+            extra="coherence",
+            modules=("torch", "transformers"),
+            description="session coherence (Cheng et al. 2022): mean P(coherent) over adjacent turn pairs, 0-100",
+        )
+    )
+    register(
+        DialogueMetricEntry(
+            "fluency",
+            "1.0.0",
+            "mwz_metrics.fluency.metric:make",
+            higher_is_better=False,
+            description="sentence fluency (Sent-Score): mean cross-entropy of the responses; model=NAME for a causal LM",
+        )
+    )

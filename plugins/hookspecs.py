@@ -15,6 +15,7 @@ import pluggy
 from mwz_plugins.registry import (
     DatasetEntry,
     DelexStyle,
+    DialogueMetricEntry,
     MetricEntry,
     NormalizerChain,
     SystemEntry,
@@ -88,4 +89,14 @@ def mwz_register_systems(register: Callable[[SystemEntry], None]) -> None:
     A :class:`SystemEntry` names a loader ``"package.module:attribute"``: a callable
     ``make(context, **options)`` returning an object with ``respond(request) -> turn``
     (see :mod:`mwz_metrics.interactive.protocol`).
+    """
+
+
+@hookspec
+def mwz_register_dialogue_metrics(register: Callable[[DialogueMetricEntry], None]) -> None:
+    """Register metrics of dialogues by name (``mwz evaluate|compare|interact --metric NAME``).
+
+    A :class:`DialogueMetricEntry` names a loader ``"package.module:attribute"``: a callable
+    ``make(**options)`` returning an object with ``score(inputs) -> MetricResult`` (see
+    :mod:`mwz_metrics.metric`). Session coherence and sentence fluency are registered this way.
     """

@@ -23,6 +23,7 @@ from mwz_plugins import hookspecs
 from mwz_plugins.registry import (
     DatasetEntry,
     DelexStyle,
+    DialogueMetricEntry,
     MetricEntry,
     NormalizerChain,
     Registry,
@@ -143,6 +144,7 @@ def get_registry() -> Registry:
         _collect(pm, registry, "mwz_register_metrics", (MetricEntry,))
         _collect(pm, registry, "mwz_register_user_simulators", (UserSimulatorEntry,))
         _collect(pm, registry, "mwz_register_systems", (SystemEntry,))
+        _collect(pm, registry, "mwz_register_dialogue_metrics", (DialogueMetricEntry,))
         registry.check_chains()
         registry.check_placeholder_conflicts()
         _registry = registry

@@ -138,6 +138,29 @@ class SystemEntry:
     description: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class DialogueMetricEntry:
+    """A metric of dialogues that ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute by
+    name (``--metric NAME``), beside mwzeval's BLEU, Inform/Success, richness and DST.
+
+    ``loader`` is ``"package.module:attribute"``, a callable ``make(**options)`` returning an object
+    that speaks the metric protocol of :mod:`mwz_metrics.metric` (``score(inputs) -> MetricResult``);
+    it is imported only when the metric is asked for. ``inputs``: what it scores, ``"predictions"``
+    (a static system's responses between the gold user turns) and/or ``"sessions"`` (an interactive
+    run's). ``higher_is_better``: which way tables rank it. ``extra`` and ``modules``: the optional
+    extra it needs and the modules that extra installs (checked before the loader is imported).
+    """
+
+    name: str
+    version: str
+    loader: str
+    higher_is_better: bool = True
+    inputs: tuple[str, ...] = ("predictions", "sessions")
+    extra: str = ""
+    modules: tuple[str, ...] = ()
+    description: str = ""
+
+
 _KINDS = {
     ValueNormalizer: "normalizers",
     NormalizerChain: "chains",
@@ -146,6 +169,7 @@ _KINDS = {
     MetricEntry: "metrics",
     UserSimulatorEntry: "simulators",
     SystemEntry: "systems",
+    DialogueMetricEntry: "dialogue_metrics",
 }
 
 
@@ -160,6 +184,7 @@ class Registry:
     metrics: dict[str, MetricEntry] = dataclasses.field(default_factory=dict)
     simulators: dict[str, UserSimulatorEntry] = dataclasses.field(default_factory=dict)
     systems: dict[str, SystemEntry] = dataclasses.field(default_factory=dict)
+    dialogue_metrics: dict[str, DialogueMetricEntry] = dataclasses.field(default_factory=dict)
     # (kind, name) -> plugin name that registered it
     owners: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
@@ -254,7 +279,14 @@ def _validate(item: Any, plugin: str) -> None:
     version = getattr(item, "version", "n/a")
     if not isinstance(version, str) or not version:
         raise PluginError(f"{type(item).__name__} {item.name!r} of plugin {plugin!r} has no version")
-    if isinstance(item, (UserSimulatorEntry, SystemEntry)):
+    if isinstance(item, DialogueMetricEntry):
+        unknown = set(item.inputs) - {"predictions", "sessions"}
+        if not item.inputs or unknown:
+            raise PluginError(
+                f"dialogue metric {item.name!r} of plugin {plugin!r}: inputs must be 'predictions' and/or "
+                f"'sessions', got {list(item.inputs)}"
+            )
+    if isinstance(item, (UserSimulatorEntry, SystemEntry, DialogueMetricEntry)):
         module, sep, attribute = item.loader.partition(":")
         if not sep or not module or not attribute:
             raise PluginError(

@@ -8,6 +8,7 @@ import importlib.util
 import logging
 from pathlib import Path
 
+from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.evaluate import add_metric_arguments, evaluator_options
 from mwz_metrics.cli.registry import command, require_extra
 
@@ -25,12 +26,7 @@ def _args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--published", action="store_true", help="add mwzeval's published systems (pinned files)")
     add_metric_arguments(parser)
-    parser.add_argument("--all", action="store_true", help="every metric but coherence (BLEU, Success, richness)")
-    parser.add_argument(
-        "--coherence",
-        action="store_true",
-        help="also session coherence, with intervals and p-values (extra 'coherence'; about 2 min per system on a CPU)",
-    )
+    parser.add_argument("--all", action="store_true", help="mwzeval's metrics: BLEU, Success, richness")
     parser.add_argument("--baseline", help="system to test the others against (paired bootstrap p-values)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
     parser.add_argument(
@@ -73,17 +69,13 @@ def run(args: argparse.Namespace) -> int:
         args.bleu = args.success = args.richness = True
     if args.plot:
         require_extra("plot", "matplotlib")
-    if args.coherence:
-        require_extra("coherence", "torch", "transformers")
     result = compare(
         systems,  # type: ignore[arg-type]
         bleu=args.bleu,
         success=args.success,
         richness=args.richness,
         dst=args.dst,
-        coherence=args.coherence,
-        fluency=args.fluency,
-        fluency_model=args.fluency_model,
+        metrics=metric_flags.requests(args),
         baseline=args.baseline,
         resamples=args.resamples,
         seed=args.seed,

@@ -8,6 +8,7 @@ import logging
 import time
 from typing import Any
 
+from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
 
 logger = logging.getLogger("mwz.evaluate")
@@ -33,10 +34,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-s", "--success", action="store_true", help="Inform and Success rates")
     parser.add_argument("-r", "--richness", action="store_true", help="lexical richness")
     parser.add_argument("--dst", action="store_true", help="dialogue state tracking (joint accuracy, slot F1)")
-    parser.add_argument("--fluency", action="store_true", help="sentence fluency (Sent-Score; lower is better)")
-    parser.add_argument(
-        "--fluency-model", metavar="NAME_OR_PATH", help="fluency under a Hugging Face causal LM (the neural extra)"
-    )
+    metric_flags.add_arguments(parser)
     parser.add_argument("--gold-states", action="store_true", help="Inform/Success with MultiWOZ 2.2 gold states")
     parser.add_argument(
         "--chain",
@@ -80,18 +78,26 @@ def evaluator_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def add_fluency(result: dict[str, Any], predictions: Any, args: argparse.Namespace) -> None:
-    """Sent-Score of the predictions into ``result`` (``fluency``), its model into the signature."""
-    from mwz_metrics.fluency import api
-    from mwz_metrics.signature import with_model
+def add_metrics(result: dict[str, Any], predictions: Any, args: argparse.Namespace) -> list[str]:
+    """The registered metrics the flags ask for, each into ``result`` under its name and into its
+    signature; returns their sections of the table."""
+    from mwz_metrics import metric
+    from mwz_metrics.inputs import read_json
 
-    model = api.shared_model(args.fluency_model, data_dir=args.data_dir)
-    scored = api.score_predictions(predictions, model=model, data_dir=args.data_dir)
-    result["fluency"] = {k: scored[k] for k in ("fluency", "ci95", "responses", "per_domain")}
-    result["signature"] = with_model(result["signature"], model.short(), "fluency", scored["signature"])
+    loaded = metric.load_all(metric_flags.requests(args))
+    if not loaded:
+        return []
+    data = read_json(predictions, "predictions") if isinstance(predictions, str) else predictions
+    inputs = metric.MetricInputs(predictions=data, data_dir=args.data_dir)
+    lines = []
+    for name, scored in metric.score(loaded, inputs).items():
+        result[name] = scored.section()
+        result["signature"] = metric.signed(result["signature"], scored)
+        lines += scored.section_lines()
+    return lines
 
 
-def _table(result: dict) -> str:
+def _table(result: dict, metric_lines: list[str]) -> str:
     lines = []
     for section in ("bleu", "success", "richness", "dst"):
         values = result.get(section)
@@ -109,14 +115,7 @@ def _table(result: dict) -> str:
                 shown = f"{value:.4f}" if isinstance(value, float) else value
                 lines.append(f"{key:15}{shown}")
         lines.append("")
-    if result.get("fluency"):
-        fluency = result["fluency"]
-        low, high = fluency["ci95"] or (float("nan"), float("nan"))
-        lines += [
-            "====== FLUENCY ======",
-            f"{'sent-score':15}{fluency['fluency']:.4f} [{low:.4f}, {high:.4f}] (lower is better)",
-            "",
-        ]
+    lines += metric_lines  # the registered metrics asked for
     coverage = result.get("coverage")
     if coverage:
         lines.append(
@@ -174,8 +173,7 @@ def run(args: argparse.Namespace) -> int:
         predictions = args.input
     logger.info("evaluating")
     result = evaluator.evaluate(predictions)
-    if args.fluency or args.fluency_model:
-        add_fluency(result, predictions, args)
+    metric_lines = add_metrics(result, predictions, args)
     logger.info(
         "done in %.2f s (%s)",
         time.perf_counter() - started,
@@ -184,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(_table(result))
+        print(_table(result, metric_lines))
     write_json(result, args.output)
     return 0
 
@@ -200,8 +198,7 @@ def _sessions(args: argparse.Namespace) -> int:
         config,
         bleu=True if args.bleu else None,
         chain=args.chain,
-        fluency=args.fluency or bool(args.fluency_model),
-        fluency_model=args.fluency_model,
+        metrics=metric_flags.requests(args),
     )
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))

@@ -14,6 +14,7 @@ import logging
 import re
 from typing import Any
 
+from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
 
 logger = logging.getLogger("mwz.interact")
@@ -47,11 +48,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
     parser.add_argument("--timeout", type=float, default=30.0, help="HTTP systems: seconds per request (30)")
     parser.add_argument("--retries", type=int, default=2, help="HTTP systems: retries of a failed request (2)")
-    parser.add_argument("--coherence", action="store_true", help="also session coherence (the coherence extra)")
-    parser.add_argument("--fluency", action="store_true", help="also sentence fluency (Sent-Score, lower is better)")
-    parser.add_argument(
-        "--fluency-model", metavar="NAME_OR_PATH", help="fluency under a Hugging Face causal LM (the neural extra)"
-    )
+    metric_flags.add_arguments(parser)
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
     parser.add_argument(
         "--explain",
@@ -121,13 +118,13 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         ("inform F1", "inform_f1"),
         ("turns", "turns"),
         ("turns (successful)", "turns_successful"),
-        ("coherence", "coherence"),
-        ("fluency (lower)", "fluency"),
     ]
     for label, key in rows:
         if key in result:
-            digits = 3 if key == "fluency" else 1
-            lines.append(f"{label:20}{_cell(result[key], ci.get(key), digits, resampled and key in ci)}")
+            lines.append(f"{label:20}{_cell(result[key], ci.get(key), 1, resampled and key in ci)}")
+    for name, shown in (result.get("metrics") or {}).items():  # the registered metrics asked for
+        label = name + ("" if shown["higher_is_better"] else " (lower)")
+        lines.append(f"{label:20}{_cell(result[name], ci.get(name), shown['digits'], resampled)}")
     for style, value in (result.get("bleu") or {}).items():
         lines.append(f"{'bleu ' + style:20}{value:8.2f}")
     if result.get("inform_by_domain"):
@@ -180,10 +177,6 @@ def run(args: argparse.Namespace) -> int:
     from mwz_metrics.interactive import api, export
     from mwz_metrics.interactive import sessions as session_files
 
-    if args.coherence:
-        from mwz_metrics.cli.registry import require_extra
-
-        require_extra("coherence", "torch", "transformers")
     output = args.output or _default_output(args)
     if args.score_only:
         config, sessions = api.load_session_file(output)
@@ -216,9 +209,7 @@ def run(args: argparse.Namespace) -> int:
         sessions,
         config,
         context=context,
-        coherence=args.coherence,
-        fluency=args.fluency or bool(args.fluency_model),
-        fluency_model=args.fluency_model,
+        metrics=metric_flags.requests(args),
         resamples=args.resamples,
     )
     result["session_file"] = output

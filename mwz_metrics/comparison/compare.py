@@ -18,7 +18,7 @@ import dataclasses
 import logging
 import multiprocessing
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,23 +115,21 @@ def _bleu_statistics(evaluator: Any) -> dict[str, tuple[dict[str, list[int]], An
     return out
 
 
-def _coherence(systems: Mapping[str, Any], data_dir: str | None) -> dict[str, dict[str, Any]]:
-    """Session coherence of every system (traditional setting, mismatched dialogues skipped), one
-    model and pair memo for all; needs the ``coherence`` extra."""
-    import json
+def _score_metrics(
+    loaded: list, systems: Mapping[str, Any], *, resamples: int, seed: int, data_dir: str | None
+) -> dict[str, dict[str, Any]]:
+    """Each static system's registered metrics of dialogues (:mod:`mwz_metrics.metric`), each metric
+    loaded once for every system (one model, one memo)."""
+    from mwz_metrics import metric
 
-    from mwz_metrics.coherence import api
-
-    scorer = api.shared_scorer()
-    out = {}
-    for name, predictions in progress(systems.items(), "coherence", total=len(systems)):
-        if isinstance(predictions, (str, Path)):
-            with open(predictions, encoding="utf-8") as f:
-                predictions = json.load(f)
+    out: dict[str, dict[str, Any]] = {}
+    for name, predictions in progress(systems.items(), "metrics", total=len(systems)):
         try:
-            out[name] = api.score_predictions(
-                predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir, description=f"coherence ({name})"
+            data = read_json(predictions, "predictions") if isinstance(predictions, (str, Path)) else predictions
+            inputs = metric.MetricInputs(
+                predictions=data, data_dir=data_dir, resamples=resamples, seed=seed, label=name
             )
+            out[name] = metric.score(loaded, inputs)
         except ValueError as error:
             raise InputError(f"system {name}: {error}") from None
     return out
@@ -194,7 +192,7 @@ def _restrict_to_common(systems: Mapping[str, Any]) -> dict[str, dict[str, Any]]
 
 
 def _static_figures(
-    static: _Static, coherent: Mapping[str, Mapping[str, Any]], names: list[str], *, success: bool, bleu: bool
+    static: _Static, measured: Mapping[str, Mapping[str, Any]], names: list[str], *, success: bool, bleu: bool
 ) -> dict[tuple[str, str], bootstrap.DialogueScores]:
     """Per static system and metric, its per-dialogue figures (the one interface of :mod:`.bootstrap`)."""
     figures: dict[tuple[str, str], bootstrap.DialogueScores] = {}
@@ -216,9 +214,9 @@ def _static_figures(
         if bleu:
             for style, (by_dialogue, compute) in static.statistics[name].items():
                 figures[(name, f"bleu:{style}")] = bootstrap.bleu_scores(by_dialogue, compute)
-        if name in coherent:
-            pairs = coherent[name]["pair_probabilities"]
-            figures[(name, "coherence")] = bootstrap.means(pairs, scale=100.0)  # dialogues without pairs left out
+        for metric, result in measured.get(name, {}).items():
+            if result.scores is not None:
+                figures[(name, metric)] = result.scores
     return figures
 
 
@@ -245,7 +243,7 @@ def _bootstrap(
 
 def _static_rows(
     static: _Static,
-    coherent: Mapping[str, Mapping[str, Any]],
+    measured: Mapping[str, Mapping[str, Any]],
     stats: Mapping[tuple[str, str], Mapping[str, Any]],
     names: list[str],
     *,
@@ -280,17 +278,18 @@ def _static_rows(
         if dst:
             for key in ("joint_accuracy", "slot_f1"):
                 add(f"dst:{key}", "total", result["dst"][key])
-        if coherent:
-            add("coherence", "total", coherent[name]["coherence"])
-            for domain, block in coherent[name].get("per_domain", {}).items():
-                add("coherence", domain, block["coherence"])
+        for metric, result in measured.get(name, {}).items():  # the registered metrics asked for
+            add(metric, "total", result.value)
+            for domain, value in result.per_domain.items():
+                add(metric, domain, value)
     return rows
 
 
 def _dialogue_rows(
-    static: _Static, coherent: Mapping[str, Mapping[str, Any]], names: list[str], *, success: bool, bleu: bool
+    static: _Static, measured: Mapping[str, Mapping[str, Any]], names: list[str], *, success: bool, bleu: bool
 ) -> list[dict[str, Any]]:
-    """Per static system and dialogue: Inform, Success, active domains, BLEU per style, coherence."""
+    """Per static system and dialogue: Inform, Success, active domains, BLEU per style, and the
+    registered metrics that give a value per dialogue."""
     dialogue_rows: list[dict[str, Any]] = []
     for name in names:
         result = static.results[name]
@@ -304,8 +303,9 @@ def _dialogue_rows(
             if bleu:
                 for style, (by_dialogue, compute) in static.statistics[name].items():
                     row[f"bleu:{style}"] = compute(by_dialogue[key])
-            if coherent:
-                row["coherence"] = coherent[name]["sessions"].get(key, "")
+            for metric, result in measured.get(name, {}).items():
+                if result.per_dialogue:
+                    row[metric] = result.per_dialogue.get(key, "")
             dialogue_rows.append(row)
     return dialogue_rows
 
@@ -318,12 +318,10 @@ def _score_interactive(
     systems: Mapping[str, Any],
     *,
     richness: bool,
-    coherence: bool,
+    metrics: list,
     resamples: int,
     seed: int,
     data_dir: str | None,
-    fluency: bool = False,
-    fluency_model: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each session file scored as ``mwz interact`` scores it (one shared context)."""
     from mwz_metrics.interactive import api
@@ -335,53 +333,12 @@ def _score_interactive(
         try:
             config, sessions = api.load_session_file(path)
             out[name] = api.score(
-                sessions,
-                config,
-                context=context,
-                richness=richness,
-                coherence=coherence,
-                fluency=fluency,
-                fluency_model=fluency_model,
-                resamples=resamples,
-                seed=seed,
+                sessions, config, context=context, richness=richness, metrics=metrics, resamples=resamples, seed=seed
             )
         except ValueError as error:
             raise InputError(f"system {name}: {error}") from None
         out[name]["run"] = config
     return out
-
-
-def _fluency(
-    systems: Mapping[str, Any], model_name: str | None, *, resamples: int, seed: int, data_dir: str | None
-) -> dict[str, dict[str, Any]]:
-    """Sent-Score of every static system, one model for all (``mwz fluency``'s numbers)."""
-    from mwz_metrics.fluency import api
-
-    model = api.shared_model(model_name, data_dir=data_dir)
-    scored: dict[str, dict[str, Any]] = {}
-    for name, predictions in progress(systems.items(), "fluency", total=len(systems)):
-        source = str(predictions) if isinstance(predictions, Path) else predictions
-        try:
-            scored[name] = api.score_predictions(source, model=model, resamples=resamples, seed=seed, data_dir=data_dir)
-        except ValueError as error:
-            raise InputError(f"system {name}: {error}") from None
-    return scored
-
-
-def _fluency_rows(
-    scored: Mapping[str, Mapping[str, Any]], stats: Mapping[tuple[str, str], Mapping[str, Any]]
-) -> list[dict[str, Any]]:
-    """Fluency rows: the total with its interval and p-value, then the per-domain means."""
-    rows = []
-    for name, result in scored.items():
-        row = {"system": name, "metric": "fluency", "domain": "total", "value": result["fluency"]}
-        row.update(stats.get((name, "fluency"), {}))
-        rows.append(row)
-        rows += [
-            {"system": name, "metric": "fluency", "domain": d, "value": v["fluency"]}
-            for d, v in (result.get("per_domain") or {}).items()
-        ]
-    return rows
 
 
 def _interactive_rows(
@@ -408,11 +365,8 @@ def _interactive_rows(
         if richness and result.get("richness"):
             for key in RICHNESS_KEYS:
                 add(f"richness:{key}", "total", result["richness"][key])
-        if result.get("coherence") is not None:
-            interval = ci.get("coherence")
-            add("coherence", "total", result["coherence"], interval and [interval[0], interval[1]])
-        if result.get("fluency") is not None:
-            add("fluency", "total", result["fluency"], ci.get("fluency"))
+        for metric in result.get("metrics") or {}:  # the registered metrics asked for
+            add(metric, "total", result[metric], ci.get(metric))
     return rows
 
 
@@ -423,9 +377,7 @@ def compare(
     success: bool = True,
     richness: bool = True,
     dst: bool = False,
-    coherence: bool = False,
-    fluency: bool = False,
-    fluency_model: str | None = None,
+    metrics: Sequence[Any] = (),
     baseline: str | None = None,
     resamples: int = 1000,
     seed: int = 0,
@@ -442,55 +394,34 @@ def compare(
     :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` takes beside the metrics (``styles``,
     ``chain``, ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes
     (default one per CPU; 1 scores everything in this process); the numbers do not depend on it.
-    ``coherence``: also session coherence (``mwz coherence``'s numbers; the ``coherence`` extra).
-    ``fluency``: also Sent-Score (``mwz fluency``'s numbers, the default model or ``fluency_model``).
-    Every interval is a bootstrap over the system's own dialogues, around the figure beside it; a
-    p-value against ``baseline`` pairs the dialogues both have (``paired_dialogues`` in the row where
-    those are fewer). ``common_dialogues`` first restricts every static system to the dialogues all
-    of them have, so every figure and interval is over the same dialogues (the signature says so).
+    ``metrics``: registered metrics of dialogues to add beside mwzeval's (names or
+    :class:`~mwz_metrics.metric.MetricRequest`: ``["coherence", "fluency"]``), each loaded once for
+    every system. Every interval is a bootstrap over the system's own dialogues, around the figure
+    beside it; a p-value against ``baseline`` pairs the dialogues both have (``paired_dialogues`` in
+    the row where those are fewer). ``common_dialogues`` first restricts every static system to the
+    dialogues all of them have, so every figure and interval is over the same dialogues (the
+    signature says so).
     """
-    from mwz_metrics.multiwoz.evaluator import Evaluator
-
-    if not systems:
-        raise InputError("nothing to compare: give at least one system")
-    if baseline is not None and baseline not in systems:
-        raise InputError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
-    static_systems, interactive_systems = _split_interactive(systems)
-    if baseline is not None and baseline in interactive_systems:
-        raise InputError(f"baseline {baseline!r} is an interactive run: p-values pair test dialogues of static systems")
+    static_systems, interactive_systems = _checked(systems, baseline)
     options = dict(evaluator_options or {})
     if common_dialogues:
         static_systems = _restrict_to_common(static_systems)
+    requests, loaded = _load_metrics(metrics)
+    flags = {"success": success, "bleu": bleu}
     names = list(static_systems)
     static = _Static({}, {}, {})
-    coherent: dict[str, dict[str, Any]] = {}
+    measured: dict[str, dict[str, Any]] = {}
     if static_systems:
-        evaluator = Evaluator(
-            bleu=bleu,
-            success=success,
-            richness=richness,
-            dst=dst,
-            per_dialogue=True,
-            bleu_per_dialogue=False,  # per-dialogue BLEU comes from the segment statistics
-            **options,
-        )
-        static = _score_static(static_systems, evaluator, bleu=bleu, success=success, jobs=jobs)
-        coherent = _coherence(static_systems, options.get("data_dir")) if coherence else {}
-    fluent = (
-        _fluency(static_systems, fluency_model, resamples=resamples, seed=seed, data_dir=options.get("data_dir"))
-        if (fluency or fluency_model) and static_systems
-        else {}
-    )
-    figures = _static_figures(static, coherent, names, success=success, bleu=bleu)
-    figures.update({(n, "fluency"): bootstrap.means(r["per_response"]) for n, r in fluent.items()})
-    stats = _bootstrap(figures, baseline, resamples=resamples, seed=seed)
+        evaluator = _evaluator(options, richness=richness, dst=dst, **flags)
+        static = _score_static(static_systems, evaluator, jobs=jobs, **flags)
+        data_dir = options.get("data_dir")
+        measured = _score_metrics(loaded, static_systems, resamples=resamples, seed=seed, data_dir=data_dir)
+    stats = _bootstrap(_static_figures(static, measured, names, **flags), baseline, resamples=resamples, seed=seed)
     interactive = (
         _score_interactive(
             interactive_systems,
             richness=richness,
-            coherence=coherence,
-            fluency=fluency or bool(fluency_model),
-            fluency_model=fluency_model,
+            metrics=requests,
             resamples=resamples,
             seed=seed,
             data_dir=options.get("data_dir"),
@@ -498,36 +429,94 @@ def compare(
         if interactive_systems
         else {}
     )
-    flags = {"success": success, "bleu": bleu}
-    rows = _static_rows(static, coherent, stats, names, richness=richness, dst=dst, **flags)
-    rows += _fluency_rows(fluent, stats)
+    rows = _static_rows(static, measured, stats, names, richness=richness, dst=dst, **flags)
     rows += _interactive_rows(interactive, success=success, richness=richness)
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
+    return Comparison(
+        systems=list(systems),
+        rows=rows,
+        signature=_signature(static, measured, interactive, common_dialogues),
+        baseline=baseline,
+        per_dialogue=_dialogue_rows(static, measured, names, **flags) if per_dialogue else [],
+        results={**static.results, **interactive},
+        settings=_settings(static, measured, interactive, names, resamples, seed, common_dialogues),
+    )
+
+
+def _checked(systems: Mapping[str, Any], baseline: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(static, interactive) systems, refusing an empty comparison and a baseline that cannot pair."""
+    if not systems:
+        raise InputError("nothing to compare: give at least one system")
+    if baseline is not None and baseline not in systems:
+        raise InputError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
+    static_systems, interactive_systems = _split_interactive(systems)
+    if baseline is not None and baseline in interactive_systems:
+        raise InputError(f"baseline {baseline!r} is an interactive run: p-values pair test dialogues of static systems")
+    return static_systems, interactive_systems
+
+
+def _load_metrics(metrics: Sequence[Any]) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """The registered metrics asked for: their requests, and each loaded once (metric, entry)."""
+    from mwz_metrics import metric
+
+    requests = [metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics]
+    return requests, metric.load_all(requests)
+
+
+def _evaluator(options: Mapping[str, Any], *, bleu: bool, success: bool, richness: bool, dst: bool) -> Any:
+    """The one evaluator of the static systems (mwzeval's metrics)."""
+    from mwz_metrics.multiwoz.evaluator import Evaluator
+
+    # per-dialogue BLEU comes from the segment statistics
+    return Evaluator(
+        bleu=bleu, success=success, richness=richness, dst=dst, per_dialogue=True, bleu_per_dialogue=False, **options
+    )
+
+
+def _signature(
+    static: _Static, measured: Mapping[str, Mapping[str, Any]], interactive: Mapping[str, Any], common: bool
+) -> dict[str, Any]:
+    """The table's signature (``--common-dialogues`` says how many dialogues every system was scored on)."""
+    lines = {
+        name: [r.signature["line"] for r in results.values() if r.signature.get("line")]
+        for name, results in measured.items()
+    }
+    signature = _combined_signature(static.results, interactive, lines)
+    if common:
+        from mwz_metrics.signature import with_options
+
+        signature = with_options(signature, common_dialogues=len(next(iter(static.keys_of.values()), [])))
+    return signature
+
+
+def _settings(
+    static: _Static,
+    measured: Mapping[str, Mapping[str, Any]],
+    interactive: Mapping[str, Mapping[str, Any]],
+    names: list[str],
+    resamples: int,
+    seed: int,
+    common: bool,
+) -> dict[str, Any]:
+    """What the renderings say of the table: the bootstrap, each system's dialogues, the registered metrics."""
+    from mwz_metrics import metric
+
     dialogues_of = {
         n: len(static.keys_of[n]) or (static.results[n].get("coverage") or {}).get("dialogues", 0) for n in names
     }
     dialogues_of.update({n: r["sessions"] for n, r in interactive.items()})
-    signature = _combined_signature(static.results, coherent, interactive, fluent)
-    if common_dialogues:
-        from mwz_metrics.signature import with_options
-
-        signature = with_options(signature, common_dialogues=len(next(iter(static.keys_of.values()), [])))
-    return Comparison(
-        systems=list(systems),
-        rows=rows,
-        signature=signature,
-        baseline=baseline,
-        per_dialogue=_dialogue_rows(static, coherent, names, **flags) if per_dialogue else [],
-        results={**static.results, **interactive},
-        settings={
-            "resamples": resamples,
-            "seed": seed,
-            "level": 0.95,
-            "dialogues_of": dialogues_of,
-            "common_dialogues": bool(common_dialogues),
-            **({"interactive": {n: _run_label(r["run"]) for n, r in interactive.items()}} if interactive else {}),
-        },
-    )
+    shown = {m: metric.describe(r) for results in measured.values() for m, r in results.items()}
+    for result in interactive.values():
+        shown.update(result.get("metrics") or {})
+    return {
+        "resamples": resamples,
+        "seed": seed,
+        "level": 0.95,
+        "dialogues_of": dialogues_of,
+        "common_dialogues": bool(common),
+        **({"metrics": shown} if shown else {}),
+        **({"interactive": {n: _run_label(r["run"]) for n, r in interactive.items()}} if interactive else {}),
+    }
 
 
 def _run_label(config: Mapping[str, Any]) -> str:
@@ -539,16 +528,18 @@ def _run_label(config: Mapping[str, Any]) -> str:
 
 def _combined_signature(
     results: Mapping[str, Mapping[str, Any]],
-    coherent: Mapping[str, Mapping[str, Any]],
     interactive: Mapping[str, Mapping[str, Any]],
-    fluent: Mapping[str, Mapping[str, Any]] | None = None,
+    metric_lines: Mapping[str, list[str]],
 ) -> dict[str, Any]:
-    """The signature of the table: one line when every system shares it, else every distinct line;
-    ``systems_of`` names the systems each line covers."""
+    """The signature of the table: one line when every system shares it, else every distinct line
+    (the registered metrics' own lines among them); ``systems_of`` names the systems each line covers."""
     covers: dict[str, list[str]] = {}
-    for group in (results, interactive, coherent, fluent or {}):
+    for group in (results, interactive):
         for name, result in group.items():
             covers.setdefault(result["signature"]["line"], []).append(name)
+    for name, lines in metric_lines.items():
+        for line in lines:
+            covers.setdefault(line, []).append(name)
     first = next(iter(results.values()), None) or next(iter(interactive.values()))
     signature = dict(first["signature"])
     if len(covers) > 1:  # systems with and without states, say: name every line

@@ -35,13 +35,21 @@ class Comparison(Protocol):
 
 FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 SIGNIFICANT = 0.05
-# Columns where the lowest value is the best (bold in LaTeX).
-LOWER_IS_BETTER = frozenset({"fluency", "interactive:turns"})
+# Columns where the lowest value is the best (bold in LaTeX), besides the registered metrics that say so.
+LOWER_IS_BETTER = frozenset({"interactive:turns"})
 
 
-def _label(metric: str) -> str:
+def lower_is_better(comparison: Comparison) -> frozenset[str]:
+    """The columns whose lowest value is the best: the turns, and the registered metrics that say so."""
+    metrics = comparison.settings.get("metrics") or {}
+    return LOWER_IS_BETTER | {name for name, shown in metrics.items() if not shown["higher_is_better"]}
+
+
+def _label(metric: str, comparison: Comparison) -> str:
     kind, _, name = metric.partition(":")
-    fixed = {"inform": "Inform", "success": "Success", "coherence": "Coherence", "fluency": "Fluency (lower is better)"}
+    if kind in (comparison.settings.get("metrics") or {}):  # a registered metric: its name, and its direction
+        return kind.capitalize() + (" (lower is better)" if kind in lower_is_better(comparison) else "")
+    fixed = {"inform": "Inform", "success": "Success"}
     return fixed.get(kind, f"{kind.upper() if kind == 'bleu' else kind} {name}")
 
 
@@ -107,8 +115,9 @@ def _note(comparison: Comparison) -> str:
         paired = sorted({r["paired_dialogues"] for r in comparison.rows if r.get("paired_dialogues") is not None})
         if paired:
             note += f" ({PAIRED_MARK}: {', '.join(map(str, paired))} of them, fewer than the system's own)"
-    if any(r["metric"] == "fluency" for r in comparison.rows):
-        note += "; Fluency: Sent-Score, lower is better"
+    for name, shown in (settings.get("metrics") or {}).items():
+        if not shown["higher_is_better"] and any(r["metric"] == name for r in comparison.rows):
+            note += f"; {name.capitalize()}: {shown['label']}, lower is better"
     if settings.get("interactive"):
         note += "; interactive runs: intervals over each run's own sessions, no p-values"
     return note
@@ -132,7 +141,7 @@ def _signature_text(comparison: Comparison) -> list[str]:
 def table(comparison: Comparison) -> str:
     """A fixed-width table for the terminal."""
     columns, cells = _cells(comparison)
-    header = ["system", *(_label(c) for c in columns)]
+    header = ["system", *(_label(c, comparison) for c in columns)]
     body = [[name, *(_text(c) for c in row)] for name, row in zip(_names(comparison), cells)]
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
     lines = [
@@ -147,7 +156,7 @@ def markdown(comparison: Comparison) -> str:
     """A GitHub-flavoured Markdown table."""
     columns, cells = _cells(comparison)
     lines = [
-        "| system | " + " | ".join(_label(c) for c in columns) + " |",
+        "| system | " + " | ".join(_label(c, comparison) for c in columns) + " |",
         "|---|" + "---:|" * len(columns),
     ]
     for name, row in zip(_names(comparison), cells):
@@ -167,19 +176,20 @@ def _latex_escape(text: str) -> str:
 
 
 def latex(comparison: Comparison) -> str:
-    """A booktabs table, the best value of each column in bold (highest is best, lowest for fluency and
-    turns), the signature as a footnote."""
+    """A booktabs table, the best value of each column in bold (highest is best, lowest for turns and the
+    metrics lower is better for), the signature as a footnote."""
     columns, cells = _cells(comparison)
+    lower = lower_is_better(comparison)
     best = []
     for j, column in enumerate(columns):
         values = [row[j]["value"] for row in cells if row[j] and isinstance(row[j]["value"], (int, float))]
-        best.append((min(values) if column in LOWER_IS_BETTER else max(values)) if values else None)
+        best.append((min(values) if column in lower else max(values)) if values else None)
     lines = [
         r"\begin{table}[t]",
         r"\centering",
         r"\begin{tabular}{l" + "r" * len(columns) + "}",
         r"\toprule",
-        "System & " + " & ".join(_latex_escape(_label(c)) for c in columns) + r" \\",
+        "System & " + " & ".join(_latex_escape(_label(c, comparison)) for c in columns) + r" \\",
         r"\midrule",
     ]
     for name, row in zip(_names(comparison), cells):
@@ -193,7 +203,7 @@ def latex(comparison: Comparison) -> str:
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
-        r"\caption{Bold: best value per column (the lowest for fluency and turns). "
+        r"\caption{Bold: best value per column (the lowest where lower is better). "
         + _latex_escape(_note(comparison))
         + r".\footnotemark}",
         r"\end{table}",
@@ -218,7 +228,7 @@ def html_page(comparison: Comparison, plot_png: bytes | None = None) -> str:
     import base64
 
     columns, cells = _cells(comparison)
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["system", *(_label(c) for c in columns)])
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["system", *(_label(c, comparison) for c in columns)])
     body = []
     for name, row in zip(_names(comparison), cells):
         tds = "".join(f'<td data-value="{c.get("value", "")}">{html.escape(_text(c))}</td>' for c in row)

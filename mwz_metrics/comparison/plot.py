@@ -12,14 +12,14 @@ if TYPE_CHECKING:
 def ranked(comparison: Comparison, sort: str | None = None) -> list[str]:
     """The systems ranked by ``sort`` (default: the table's first metric), best first; those without
     it last, in the table's order."""
-    from mwz_metrics.comparison.formats import LOWER_IS_BETTER
+    from mwz_metrics.comparison.formats import lower_is_better
 
     columns = comparison.columns()
     metric = sort or (columns[0] if columns else None)
     if metric is not None and metric not in columns:
         raise ValueError(f"--sort {metric!r}: not a metric of this comparison ({', '.join(columns)})")
     values = {r["system"]: r["value"] for r in comparison.rows if r["metric"] == metric and r["domain"] == "total"}
-    sign = 1.0 if metric in LOWER_IS_BETTER else -1.0
+    sign = 1.0 if metric in lower_is_better(comparison) else -1.0
     scored = sorted(
         (s for s in comparison.systems if isinstance(values.get(s), (int, float))), key=lambda s: sign * values[s]
     )

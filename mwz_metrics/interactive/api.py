@@ -125,9 +125,7 @@ def score(
     context: InteractiveContext | None = None,
     bleu: bool | None = None,
     richness: bool = True,
-    coherence: bool = False,
-    fluency: bool = False,
-    fluency_model: str | None = None,
+    metrics: Sequence[Any] = (),
     resamples: int = 1000,
     seed: int = 0,
     chain: str = "mwzeval",
@@ -135,8 +133,11 @@ def score(
 ) -> dict[str, Any]:
     """Score sessions (see :mod:`.scoring`); BLEU by default only for ``replay`` sessions.
 
-    ``evaluator``: a :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` to reuse across calls (its
-    caches stay warm); by default one with the metrics this call needs."""
+    ``metrics``: registered metrics of dialogues to add (names or
+    :class:`~mwz_metrics.metric.MetricRequest`, ``--metric``). ``evaluator``: a
+    :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` to reuse across calls (its caches stay warm);
+    by default one with the metrics this call needs."""
+    from mwz_metrics import metric
     from mwz_metrics.multiwoz.evaluator import Evaluator
 
     context = context or InteractiveContext()
@@ -146,30 +147,14 @@ def score(
         bleu = aligned
     if bleu and not aligned:
         raise InputError("BLEU needs references: only sessions of the replay simulator have them")
+    loaded = metric.load_all([metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics])
     evaluator = Evaluator(
         bleu=bleu, success=True, richness=richness, per_dialogue=True, chain=chain, data_dir=context.data_dir
     )
     result = scoring.score_sessions(sessions, evaluator=evaluator, aligned=aligned, resamples=resamples, seed=seed)
-    if coherence:
-        from mwz_metrics.coherence import api as coherence_api
-        from mwz_metrics.interactive import export
-
-        scored = coherence_api.score_sessions(export.dialogue_sessions(sessions))
-        result["coherence"] = scored["coherence"]
-        interval = scored.get("ci95") or {}
-        result["ci95"]["coherence"] = [interval["low"], interval["high"]] if "low" in interval else None
-        result["coherence_signature"] = scored["signature"]["line"]
     result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu)
-    if fluency or fluency_model:
-        from mwz_metrics.fluency import api as fluency_api
-        from mwz_metrics.signature import with_model
-
-        model = fluency_api.shared_model(fluency_model, data_dir=context.data_dir)
-        scored = fluency_api.score_sessions(sessions, model=model, resamples=resamples, seed=seed)
-        result["fluency"] = scored["fluency"]
-        result["ci95"]["fluency"] = scored["ci95"]
-        result["fluency_by_domain"] = scored.get("per_domain")
-        result["signature"] = with_model(result["signature"], model.short(), "fluency", scored["signature"])
+    inputs = metric.MetricInputs(sessions=sessions, data_dir=context.data_dir, resamples=resamples, seed=seed)
+    metric.add_to_summary(result, metric.score(loaded, inputs))
     return result
 
 
@@ -215,13 +200,13 @@ def interact(
     output: str | Path | None = None,
     resume: bool = False,
     jobs: int = 1,
-    coherence: bool = False,
+    metrics: Sequence[Any] = (),
     **options: Any,
 ) -> dict[str, Any]:
     """Run (or resume) and score; returns the result (see :func:`score`)."""
     run = prepare(system, simulator=simulator, **options)
     sessions = run_sessions(run, output=output, resume=resume, jobs=jobs)
-    return score(sessions, run.config, context=run.context, coherence=coherence)
+    return score(sessions, run.config, context=run.context, metrics=metrics)
 
 
 def load_session_file(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
