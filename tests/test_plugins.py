@@ -179,3 +179,106 @@ def test_the_package_re_exports_every_name_on_first_use():
         assert getattr(mwz_plugins, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         mwz_plugins.nothing  # noqa: B018
+
+
+def test_a_third_party_metric_reaches_evaluate_compare_and_interact(installed_example_plugin, tmp_path):
+    """A contributor's metric of dialogues, installed as a plugin (the example package's ``words``), is
+    computed by ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` by name, in their output and
+    their signatures, with no change to them."""
+    from conftest import shared_path
+
+    synth22 = shared_path("data", "mirror-synth22")
+    hdsa = json.loads(shared_path("data", "mwzeval", "predictions", "hdsa.json").read_text(encoding="utf-8"))
+    keys = sorted(hdsa)[:12]
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps({k: hdsa[k] for k in keys}))
+    second.write_text(json.dumps({k: [{"response": "ok ."} for _ in hdsa[k]] for k in keys}))
+    env = dict(os.environ, PYTHONPATH=str(installed_example_plugin), MWZ_MIRROR=str(synth22))
+    env.pop("MWZ_PLUGINS", None)
+
+    evaluated = _run(
+        ["-m", "mwz_metrics.cli", "-q", "evaluate", "-i", str(first), "-r", "--metric", "words", "--json"], env=env
+    )
+    assert evaluated.returncode == 0, evaluated.stderr
+    result = json.loads(evaluated.stdout)
+    # the mean over all responses (bootstrap.means pools a dialogue's items)
+    expected = sum(len(t["response"].split()) for k in keys for t in hdsa[k]) / sum(len(hdsa[k]) for k in keys)
+    assert result["words"]["value"] == pytest.approx(expected) and result["words"]["ci95"]
+    assert "words@0.3.1" in result["signature"]["line"] and "words=true" in result["signature"]["line"]
+    table = _run(["-m", "mwz_metrics.cli", "-q", "evaluate", "-i", str(first), "-r", "--metric", "words"], env=env)
+    assert "====== WORDS ======" in table.stdout and "(lower is better)" in table.stdout
+
+    compared = _run(
+        [
+            "-m",
+            "mwz_metrics.cli",
+            "-q",
+            "compare",
+            "-i",
+            f"a={first}",
+            "-i",
+            f"b={second}",
+            "-r",
+            "--metric",
+            "words",
+            "--baseline",
+            "a",
+            "--resamples",
+            "200",
+            "--format",
+            "json",
+            "--per-dialogue",
+            str(tmp_path / "d.csv"),
+        ],
+        env=env,
+    )
+    assert compared.returncode == 0, compared.stderr
+    table = json.loads(compared.stdout)
+    rows = {r["system"]: r for r in table["rows"] if r["metric"] == "words"}
+    assert rows["a"]["value"] == pytest.approx(expected) and rows["b"]["value"] == 2.0
+    assert rows["b"]["p_value"] < 0.05 and rows["a"]["ci_low"] <= rows["a"]["value"] <= rows["a"]["ci_high"]
+    assert table["bootstrap"]["metrics"]["words"]["higher_is_better"] is False
+    assert "words@0.3.1" in table["signature"]["line"] and "words=true" in table["signature"]["line"]
+    assert (
+        f"{keys[0]}," in (tmp_path / "d.csv").read_text()
+        and "words" in (tmp_path / "d.csv").read_text().splitlines()[0]
+    )
+
+    interacted = _run(
+        [
+            "-m",
+            "mwz_metrics.cli",
+            "-q",
+            "interact",
+            "--system",
+            "oracle",
+            "--goals",
+            "12",
+            "--metric",
+            "words",
+            "-o",
+            str(tmp_path / "run.jsonl"),
+            "--json",
+        ],
+        env=env,
+    )
+    assert interacted.returncode == 0, interacted.stderr
+    summary = json.loads(interacted.stdout)
+    assert summary["words"] > 0 and summary["ci95"]["words"] and "words@0.3.1" in summary["signature"]["line"]
+    shown = _run(
+        [
+            "-m",
+            "mwz_metrics.cli",
+            "-q",
+            "interact",
+            "--system",
+            "oracle",
+            "--score-only",
+            "--metric",
+            "words",
+            "-o",
+            str(tmp_path / "run.jsonl"),
+        ],
+        env=env,
+    )
+    assert "words (lower)" in shown.stdout

@@ -294,7 +294,9 @@ def _dialogue_rows(
     for name in names:
         result = static.results[name]
         outcomes = result["success"]["per_dialogue"] if success else {}
-        for key in sorted(static.keys_of[name]):
+        # the dialogues mwzeval's metrics scored, else those a registered metric gives a value for
+        keys = static.keys_of[name] or {k for r in measured.get(name, {}).values() for k in r.per_dialogue}
+        for key in sorted(keys):
             row: dict[str, Any] = {"system": name, "dialogue": key}
             if success:
                 row["inform"] = outcomes[key]["inform"].get("total", "")
@@ -476,12 +478,23 @@ def _evaluator(options: Mapping[str, Any], *, bleu: bool, success: bool, richnes
 def _signature(
     static: _Static, measured: Mapping[str, Mapping[str, Any]], interactive: Mapping[str, Any], common: bool
 ) -> dict[str, Any]:
-    """The table's signature (``--common-dialogues`` says how many dialogues every system was scored on)."""
+    """The table's signature: a registered metric with a signature line of its own (coherence's model)
+    adds that line for the systems it scored, another one its name and version to theirs;
+    ``--common-dialogues`` says how many dialogues every system was scored on."""
+    from mwz_metrics import metric
+
+    signed = {}
+    for name, result in static.results.items():
+        signature = result["signature"]
+        for scored in measured.get(name, {}).values():
+            if not scored.signature.get("line"):
+                signature = metric.signed(signature, scored)
+        signed[name] = {"signature": signature}
     lines = {
         name: [r.signature["line"] for r in results.values() if r.signature.get("line")]
         for name, results in measured.items()
     }
-    signature = _combined_signature(static.results, interactive, lines)
+    signature = _combined_signature(signed, interactive, lines)
     if common:
         from mwz_metrics.signature import with_options
 
