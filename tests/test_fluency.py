@@ -202,3 +202,39 @@ def test_a_causal_lm_is_fine_tuned_reproducibly_and_scores(mirror_env, tmp_path)
     a, b = CausalLMFluency(str(tmp_path / "a")), CausalLMFluency(str(tmp_path / "b"))
     assert a.scores(responses) == pytest.approx(b.scores(responses), abs=1e-6)
     assert a.identity()["weights_sha256"] == b.identity()["weights_sha256"]
+
+
+def test_a_causal_lms_score_is_per_subword_token_and_the_signature_says_so(mirror_env, tmp_path):
+    """Under a subword tokenizer a word is several tokens: the Sent-Score averages over the tokens (and the
+    end of text), as Cheng et al. score with GPT-2, and the signature says ``tokens=subwords``."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from mwz_metrics.fluency import api
+    from mwz_metrics.fluency.model import CausalLMFluency, NgramFluency
+    from mwz_metrics.tokens import model_words
+
+    texts = ["there are [value_choice] trains to cambridge .", "the restaurant serves italian food ."] * 20
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=60, special_tokens=["<unk>", "<|endoftext|>"]))
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, unk_token="<unk>", eos_token="<|endoftext|>", bos_token="<|endoftext|>"
+    )
+    config = transformers.GPT2Config(vocab_size=fast.vocab_size, n_positions=64, n_embd=16, n_layer=1, n_head=2)
+    torch.manual_seed(0)
+    transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "bpe")
+    fast.save_pretrained(tmp_path / "bpe")
+    model = CausalLMFluency(str(tmp_path / "bpe"))
+    response = "the restaurant serves cambridge food ."
+    words = model_words(response)
+    ids = fast(fast.bos_token + " ".join(words) + fast.eos_token)["input_ids"]
+    assert len(ids) - 1 > len(words) + 1  # more subword tokens (after the context token) than words and the end
+    with torch.no_grad():
+        logits = model.model(torch.tensor([ids])).logits[0, :-1]
+    per_token = torch.nn.functional.cross_entropy(logits, torch.tensor(ids[1:])).item()  # the mean over tokens
+    assert model.scores([response])[0] == pytest.approx(per_token, rel=1e-5)
+    assert model.tokens == "subwords" and NgramFluency.tokens == "words"
+    scored = api.score_predictions({"sng0073": [{"response": response}]}, model=model, resamples=0)
+    assert "tokens=subwords" in scored["signature"]["line"] and "unit=nats per token" in scored["signature"]["line"]

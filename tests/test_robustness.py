@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import session_cache, shared_path
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mwz_metrics.cli import main
@@ -284,3 +284,84 @@ def test_text_normalization_never_raises(text):
 
 
 _NORMALIZER: dict[str, object] = {}
+
+
+# Valid inputs changed in ways whose effect on the numbers is known: a dialogue id recased, the
+# dialogues reordered, placeholders written in another style, a dialogue dropped (the rates are then
+# those of the others, per dialogue as the clean run scored them), a word appended to a response
+# (Inform/Success stay, the response's words grow by one).
+_CLEAN: dict[Path, dict] = {}  # the unchanged input's result, computed once
+CHANGES = st.tuples(
+    st.sampled_from(["recase", "reorder", "restyle", "drop", "append"]), st.integers(0, 99), st.integers(0, 99)
+)
+_STYLE = {
+    "[value_name]": "[restaurant_name]",
+    "[value_reference]": "[restaurant_reference]",
+    "[value_phone]": "[hotel_phone]",
+}
+
+
+def _change(predictions: dict, change) -> dict:
+    kind, which, turn = change
+    keys = list(predictions)
+    key = keys[which % len(keys)]
+    out = json.loads(json.dumps(predictions))
+    if kind == "recase":
+        out = {(k.upper() if k == key else k): v for k, v in out.items()}
+    elif kind == "reorder":
+        out = {k: out[k] for k in reversed(keys)}
+    elif kind == "restyle":
+        for turns in out.values():
+            for t in turns:
+                for old, new in _STYLE.items():
+                    t["response"] = t["response"].replace(old, new)
+    elif kind == "drop":
+        del out[key]
+    else:
+        turns = out[key]
+        turns[turn % len(turns)]["response"] += " indeed"
+    return out
+
+
+def _evaluated(capsys, path: Path) -> dict:
+    code, out, err = _run(capsys, "evaluate", "-i", str(path), "-s", "-r", "--per-dialogue", "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+@SEEDED
+@given(change=CHANGES)
+@example(change=("recase", 1, 0))
+@example(change=("reorder", 0, 0))
+@example(change=("restyle", 0, 0))
+@example(change=("drop", 2, 0))
+@example(change=("append", 1, 3))
+def test_valid_changed_inputs_give_the_numbers_they_must(valid, tmp_path_factory, capsys, change):
+    path, data = valid
+    predictions = json.loads(data)
+    clean = _CLEAN.get(path) or _CLEAN.setdefault(path, _evaluated(capsys, path))
+    changed = _change(predictions, change)
+    target = tmp_path_factory.mktemp("changed") / "changed.json"
+    target.write_text(json.dumps(changed))
+    result = _evaluated(capsys, target)
+    kind = change[0]
+    if kind in ("recase", "reorder", "restyle"):
+        assert result["success"]["inform"] == clean["success"]["inform"]
+        assert result["success"]["success"] == clean["success"]["success"]
+        if kind == "recase":
+            assert result["richness"] == clean["richness"]
+        elif kind == "reorder":  # mwzeval's richness reads the responses in the file's order: its counts stay
+            counts = ("num_unigrams", "num_bigrams", "num_trigrams", "avg_lengths")
+            assert {k: result["richness"][k] for k in counts} == {k: clean["richness"][k] for k in counts}
+            assert result["richness"]["entropy"] == pytest.approx(clean["richness"]["entropy"], abs=1e-9)
+    elif kind == "drop":
+        kept = [k for k in predictions if k.lower() in {c.lower() for c in changed}]
+        outcomes = clean["success"]["per_dialogue"]
+        for figure in ("inform", "success"):
+            expected = 100 * sum(bool(outcomes[k][figure].get("total")) for k in kept) / len(kept)
+            assert result["success"][figure]["total"] == round(expected, 1)
+    else:
+        assert result["success"]["success"] == clean["success"]["success"]
+        total = sum(len(t["response"].split()) for v in predictions.values() for t in v)
+        assert result["richness"]["num_unigrams"] >= clean["richness"]["num_unigrams"]
+        assert sum(len(t["response"].split()) for v in changed.values() for t in v) == total + 1

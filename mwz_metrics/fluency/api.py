@@ -87,7 +87,7 @@ def _signature(model: Any, setting: str, options: Mapping[str, Any], sources: li
         "mwz_fluency",
         data=source_checksums(sources),
         model=model.short(),
-        options={"setting": setting, "unit": "nats per token", **options},
+        options={"setting": setting, "unit": "nats per token", "tokens": model.tokens, **options},
         details={"metric": "mwz_fluency", "version": __version__, "model": identity, "sources": sources},
     ).as_dict()
 

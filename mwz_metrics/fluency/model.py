@@ -1,4 +1,9 @@
-"""The language models that give each response its Sent-Score (mean token cross-entropy, nats).
+"""The language models that give each response its Sent-Score (mean token cross-entropy, nats per token).
+
+A token is the scoring model's: a word (and the sentence end) under the default n-gram model, a
+subword of its tokenizer (and the end-of-text token) under a causal LM, as Cheng et al. (2022) score
+with GPT-2; the signature names which (``tokens=words`` or ``tokens=subwords``), and scores under
+different models are not comparable.
 
 The default, :class:`NgramFluency`, is a 4-gram Kneser-Ney model of the MultiWOZ 2.1 validation
 system turns, counted at first use from the pinned corpus (no download beyond MultiWOZ, no torch,
@@ -26,6 +31,8 @@ MANIFEST = Path(__file__).with_name("default_model.json")
 
 class NgramFluency:
     """Sent-Score under the default n-gram model (words as :func:`~mwz_metrics.tokens.model_words` splits them)."""
+
+    tokens = "words"  # what a Sent-Score averages over: each word, and the sentence end
 
     def __init__(self, sentences: Sequence[Sequence[str]] | None = None, *, data_dir: str | None = None) -> None:
         from mwz_metrics.fluency.ngram import KneserNey
@@ -79,6 +86,8 @@ def shipped_manifest() -> dict[str, Any]:
 
 class CausalLMFluency:
     """Sent-Score under a Hugging Face causal language model: mean cross-entropy of its tokens."""
+
+    tokens = "subwords"  # what a Sent-Score averages over: each token of the model's tokenizer, and its end of text
 
     def __init__(self, name_or_path: str, *, device: str | None = None, batch_size: int = 32) -> None:
         import torch
