@@ -150,12 +150,49 @@ class Evaluator:
         t = time.perf_counter()
         self.timings = {}
         self._normalized_states = None
-        preds = load_predictions(predictions)
-        if not preds:
-            raise InputError("predictions are empty")
+        preds = self._read(predictions, sessions)
         has_states = all(turn.state is not None for turns in preds.values() for turn in turns)
         has_domains = all(turn.active_domains is not None for turns in preds.values() for turn in turns)
         use_gold = opts.success and (opts.gold_states or not has_states) and (sessions is None or sessions.aligned)
+        loaded = self._versions_needed(use_gold)
+        warnings: list[dict] = []
+        coverage = None
+        counts = self.testset.turn_counts(loaded)
+        t = self._timed("load", t)
+        if counts is not None and (sessions is None or sessions.aligned):
+            coverage, warnings = check_against_test_set(preds, counts)
+        unknown = UnknownPlaceholders()
+        hypotheses = self.normalizer.normalize_all({k: [x.response for x in v] for k, v in preds.items()}, unknown)
+        t = self._timed("normalize", t)
+        result: dict[str, Any] = {"bleu": None, "success": None, "richness": None, "dst": None}
+        bleu_signature = None
+        if opts.bleu:
+            keys = counts.keys() if counts is not None else hypotheses.keys()
+            bleu_signature = self._score_bleu(result, preds, hypotheses, keys, warnings, has_domains, has_states)
+            t = self._timed("bleu", t)
+        if opts.success:
+            result["success"] = self._success(preds, hypotheses, use_gold, has_domains, sessions)
+            t = self._timed("success", t)
+        if opts.richness:
+            result["richness"] = richness_lib.richness(r for turns in hypotheses.values() for r in turns)
+            t = self._timed("richness", t)
+        if opts.dst:
+            predicted = {k: [normalize_state(x.state or {}, self.testset.chain) for x in v] for k, v in preds.items()}
+            result["dst"] = dst_lib.dst_scores(predicted, self.testset.multiwoz22["gold_states"], partial_ratio)
+            t = self._timed("dst", t)
+        reference_unknown = self.testset.reference_placeholder_warning() if "2.2" in loaded else None
+        warnings.extend(w for w in (unknown.as_warning(), reference_unknown) if w)
+        result["coverage"] = coverage.as_dict() if coverage else None
+        result["warnings"] = warnings
+        result["signature"] = self._signature(loaded, use_gold, bleu_signature)
+        return result
+
+    def _read(self, predictions: Mapping[str, Any] | str, sessions: SessionTruth | None) -> Predictions:
+        """The validated predictions, refusing what the options cannot score."""
+        opts = self.options
+        preds = load_predictions(predictions)
+        if not preds:
+            raise InputError("predictions are empty")
         if sessions is not None:
             if opts.bleu and not sessions.aligned:
                 raise ValueError("BLEU needs sessions aligned with the test dialogues (the replay simulator)")
@@ -164,9 +201,13 @@ class Evaluator:
             without_goal = [k for k in preds if k not in sessions.goals]
             if without_goal:
                 raise InputError(f"{len(without_goal)} session(s) without a goal, e.g. {without_goal[:5]}")
-        if opts.dst and not has_states:
+        if opts.dst and not all(turn.state is not None for turns in preds.values() for turn in turns):
             raise InputError("dst needs a 'state' in every predicted turn")
+        return preds
 
+    def _versions_needed(self, use_gold: bool) -> list[str]:
+        """The MultiWOZ versions this evaluation reads: 2.1 for goals and bookings, 2.2 for spans and gold states."""
+        opts = self.options
         loaded = []
         # BLEU needs MultiWOZ 2.2 only for styles built from its spans (a user's file may replace one).
         spans_needed = opts.bleu and any(n not in self.reference_files for n in self.testset.span_styles)
@@ -174,59 +215,38 @@ class Evaluator:
             loaded.append("2.1")  # with BLEU alone: the list of test dialogues
         if spans_needed or opts.dst or use_gold:
             loaded.append("2.2")
-        warnings: list[dict] = []
-        coverage = None
-        counts = self.testset.turn_counts(loaded)
-        t = self._timed("load", t)
-        if counts is not None and (sessions is None or sessions.aligned):
-            coverage, warnings = check_against_test_set(preds, counts)
+        return loaded
 
-        unknown = UnknownPlaceholders()
-        hypotheses = self.normalizer.normalize_all({k: [x.response for x in v] for k, v in preds.items()}, unknown)
-        t = self._timed("normalize", t)
-        result: dict[str, Any] = {"bleu": None, "success": None, "richness": None, "dst": None}
-        bleu_signature = None
-
-        if opts.bleu:
-            refs = self._bleu_references(warnings, counts.keys() if counts is not None else hypotheses.keys())
-            for style, per_dialogue in refs.items():
-                missing = [k for k in hypotheses if k not in per_dialogue]
-                if missing:
-                    raise InputError(f"style {style}: no reference for {len(missing)} dialogue(s), e.g. {missing[:10]}")
-                short = [k for k in hypotheses if len(per_dialogue[k]) < len(hypotheses[k])]
-                if short:
-                    raise InputError(
-                        f"style {style}: dialogue {short[0]} has {len(hypotheses[short[0]])} responses "
-                        f"but {len(per_dialogue[short[0]])} references"
-                    )
-            self.bleu_styles = [n for n in refs if n not in self.reference_checksums]
-            scores, bleu_signature = bleu_lib.bleu(hypotheses, refs)
-            result["bleu"] = scores
-            # kept for paired resampling (mwz_metrics.comparison): the exact inputs of this BLEU
-            self.last_bleu_inputs = (hypotheses, refs)
-            if opts.per_dialogue:
-                result["bleu_details"] = self._bleu_details(preds, hypotheses, refs, has_domains, has_states)
-            t = self._timed("bleu", t)
-
-        if opts.success:
-            result["success"] = self._success(preds, hypotheses, use_gold, has_domains, sessions)
-            t = self._timed("success", t)
-
-        if opts.richness:
-            result["richness"] = richness_lib.richness(r for turns in hypotheses.values() for r in turns)
-            t = self._timed("richness", t)
-
-        if opts.dst:
-            predicted = {k: [normalize_state(x.state or {}, self.testset.chain) for x in v] for k, v in preds.items()}
-            result["dst"] = dst_lib.dst_scores(predicted, self.testset.multiwoz22["gold_states"], partial_ratio)
-            t = self._timed("dst", t)
-
-        reference_unknown = self.testset.reference_placeholder_warning() if "2.2" in loaded else None
-        warnings.extend(w for w in (unknown.as_warning(), reference_unknown) if w)
-        result["coverage"] = coverage.as_dict() if coverage else None
-        result["warnings"] = warnings
-        result["signature"] = self._signature(loaded, use_gold, bleu_signature)
-        return result
+    def _score_bleu(
+        self,
+        result: dict[str, Any],
+        preds: Predictions,
+        hypotheses: dict[str, list[str]],
+        keys: Iterable[str],
+        warnings: list[dict],
+        has_domains: bool,
+        has_states: bool,
+    ) -> Any:
+        """BLEU per style into ``result`` (and its details with ``per_dialogue``); returns its signature."""
+        refs = self._bleu_references(warnings, keys)
+        for style, per_dialogue in refs.items():
+            missing = [k for k in hypotheses if k not in per_dialogue]
+            if missing:
+                raise InputError(f"style {style}: no reference for {len(missing)} dialogue(s), e.g. {missing[:10]}")
+            short = [k for k in hypotheses if len(per_dialogue[k]) < len(hypotheses[k])]
+            if short:
+                raise InputError(
+                    f"style {style}: dialogue {short[0]} has {len(hypotheses[short[0]])} responses "
+                    f"but {len(per_dialogue[short[0]])} references"
+                )
+        self.bleu_styles = [n for n in refs if n not in self.reference_checksums]
+        scores, bleu_signature = bleu_lib.bleu(hypotheses, refs)
+        result["bleu"] = scores
+        # kept for paired resampling (mwz_metrics.comparison): the exact inputs of this BLEU
+        self.last_bleu_inputs = (hypotheses, refs)
+        if self.options.per_dialogue:
+            result["bleu_details"] = self._bleu_details(preds, hypotheses, refs, has_domains, has_states)
+        return bleu_signature
 
     def _bleu_references(self, warnings: list[dict], keys: Iterable[str]) -> dict[str, Mapping[str, Any]]:
         """References per style: span styles built from 2.2, reference-file styles, user files.
