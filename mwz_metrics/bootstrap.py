@@ -13,6 +13,7 @@ two identical systems get p = 1.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -113,31 +114,41 @@ class DialogueScores:
 def rates(outcomes: Mapping[str, float | None]) -> DialogueScores:
     """A percentage of per-dialogue outcomes (1/0; None where the dialogue does not count)."""
     values = {k: float("nan") if v is None else float(v) for k, v in outcomes.items()}
-    return DialogueScores(values, lambda v, ids: rate([v[i] for i in ids]))
+    return DialogueScores(values, _rate_of)
 
 
 def bleu_scores(statistics: Mapping[str, Sequence[int]], compute: Callable[[list[int]], float]) -> DialogueScores:
-    """BLEU from per-dialogue sacrebleu statistics."""
-    return DialogueScores(
-        dict(statistics),
-        lambda v, ids: bleu(np.array([v[i] for i in ids], dtype=np.int64).reshape(len(ids), -1), compute),
-    )
+    """BLEU from per-dialogue sacrebleu statistics (``compute`` a module-level function, so that the
+    figure crosses to another process)."""
+    return DialogueScores(dict(statistics), functools.partial(_bleu_of, compute=compute))
 
 
 def means(items: Mapping[str, Sequence[float]], scale: float = 1.0) -> DialogueScores:
     """The mean of per-item scores (a dialogue's items: its responses, its turn pairs), times ``scale``."""
     sums = {k: (float(sum(v)), float(len(v))) for k, v in items.items() if len(v)}
+    return DialogueScores(sums, functools.partial(_mean_of, scale=scale))
 
-    def make(values: Mapping[str, tuple[float, float]], ids: Sequence[str]) -> ScoreOf:
-        numerator = np.array([values[i][0] for i in ids])
-        denominator = np.array([values[i][1] for i in ids])
 
-        def score(weights: np.ndarray) -> np.ndarray:
-            return scale * (weights @ numerator) / np.maximum(weights @ denominator, 1.0)
+# The score makers are module-level functions (partials), never lambdas: a DialogueScores pickles,
+# so a figure scored in a worker process reaches the comparison whole.
+def _rate_of(values: Mapping[str, float], ids: Sequence[str]) -> ScoreOf:
+    return rate([values[i] for i in ids])
 
-        return score
 
-    return DialogueScores(sums, make)
+def _bleu_of(
+    values: Mapping[str, Sequence[int]], ids: Sequence[str], *, compute: Callable[[list[int]], float]
+) -> ScoreOf:
+    return bleu(np.array([values[i] for i in ids], dtype=np.int64).reshape(len(ids), -1), compute)
+
+
+def _mean_of(values: Mapping[str, tuple[float, float]], ids: Sequence[str], *, scale: float) -> ScoreOf:
+    numerator = np.array([values[i][0] for i in ids])
+    denominator = np.array([values[i][1] for i in ids])
+
+    def score(weights: np.ndarray) -> np.ndarray:
+        return scale * (weights @ numerator) / np.maximum(weights @ denominator, 1.0)
+
+    return score
 
 
 def interval(scores: DialogueScores, *, resamples: int, seed: int, level: float = 0.95) -> tuple[float, float] | None:

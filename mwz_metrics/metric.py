@@ -1,18 +1,27 @@
 """The metric protocol: what ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` ask of a metric.
 
-A metric of dialogues registers a :class:`~mwz_plugins.registry.DialogueMetricEntry` through the
-hook ``mwz_register_dialogue_metrics`` (session coherence and sentence fluency do, like any
-contributor's); its loader ``make(**options)`` returns an object with a ``name`` and
-``score(inputs) -> MetricResult``. The three commands take every such metric from the registry by
-name (``--metric NAME`` or ``--metric NAME:KEY=VALUE,...``) and name none themselves:
+Every metric of dialogues registers a :class:`~mwz_plugins.registry.DialogueMetricEntry` through the
+hook ``mwz_register_dialogue_metrics``: mwzeval's BLEU, Inform/Success, richness and DST, session
+coherence and sentence fluency do, like any contributor's. Its loader ``make(**options)`` returns
+an object with a ``name`` and ``score(inputs) -> MetricResult``. The three commands take every
+metric from the registry by name (``--metric NAME`` or ``--metric NAME:KEY=VALUE,...``; ``-b``,
+``-s``, ``-r``, ``--dst``, ``--coherence`` and ``--fluency`` are spellings of six of them) and
+name none themselves:
 
 - what it **needs**: :class:`MetricInputs`, a static system's predictions (mwzeval's format, keyed
-  by test dialogue) or an interactive run's sessions (session-file records), and the data folder;
-  its entry says which of the two it scores and which optional extra it needs;
+  by test dialogue) or an interactive run's sessions (session-file records), the data folder and
+  the command's evaluation settings; its entry says which of the two it scores, whether it needs
+  the test set's references and which optional extra it needs;
 - what it **gives**: :class:`MetricResult`, the aggregate with its own 95% interval, what each
   dialogue contributes (a :class:`~mwz_metrics.bootstrap.DialogueScores`: ``mwz compare`` resamples
   it for its intervals and pairs it against a baseline), per-domain and per-dialogue values, and
-  its signature fields (what the result's signature line names, and its own details).
+  its signature fields (what the result's signature line names, and its own details); a metric of
+  several figures gives each as a result of its own.
+
+Metrics that share work form a group (an entry's ``group``) and offer ``score_together``: mwzeval's
+four read and normalize the responses once and share one signature, as mwzeval computes them. A
+metric that may be scored in a forked worker process (no threads of its own, as a torch model has)
+says ``forks = True``; ``mwz compare`` then scores the systems in parallel.
 
 Modelled on sacrebleu's metric base class (one score, per-item statistics, a signature) and on
 lm-evaluation-harness's registry (a metric named with its direction, loaded lazily).
@@ -31,7 +40,15 @@ from mwz_metrics.inputs import InputError
 
 @dataclasses.dataclass(frozen=True)
 class MetricInputs:
-    """What a metric is given: a static system's predictions or an interactive run's sessions."""
+    """What a metric is given: a static system's predictions or an interactive run's sessions.
+
+    ``source``: the predictions file, when they come from one (read on first use, so that errors
+    name it); ``settings``: the command's evaluation options a metric may read (``chain``,
+    ``styles``, ``gold_states``, the Inform/Success variant, ``per_dialogue``, ``dialogue_scores``
+    when a comparison resamples every figure); for sessions, ``predictions`` holds their system
+    turns in mwzeval's format, ``truth`` builds their goals and bookings from the test set a metric
+    reads, and ``aligned`` says whether they replay the test dialogues.
+    """
 
     predictions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
     sessions: Sequence[Mapping[str, Any]] | None = None
@@ -39,16 +56,45 @@ class MetricInputs:
     resamples: int = 1000
     seed: int = 0
     label: str = ""  # the system's name, for progress messages
+    source: str | None = None
+    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    truth: Any = None
+    aligned: bool = False
+    _read: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
     def kind(self) -> str:
         """``"sessions"`` or ``"predictions"``."""
         return "sessions" if self.sessions is not None else "predictions"
 
+    @property
+    def has_references(self) -> bool:
+        """Whether the test set's references belong to these dialogues (predictions, replayed sessions)."""
+        return self.sessions is None or self.aligned
+
+    def mapping(self) -> Mapping[str, Sequence[Mapping[str, Any]]]:
+        """The predictions as a mapping, read from ``source`` once (an :class:`InputError` names the file)."""
+        if self.predictions is not None:
+            return self.predictions
+        if "predictions" not in self._read:
+            from mwz_metrics.inputs import read_json
+
+            if self.source is None:
+                raise InputError("no predictions to score")
+            self._read["predictions"] = read_json(self.source, "predictions")
+        return self._read["predictions"]
+
 
 @dataclasses.dataclass
 class MetricResult:
-    """One metric's figures for one system (see the module docstring)."""
+    """One metric's figures for one system (see the module docstring).
+
+    A metric with several figures (Inform and Success, BLEU per style, richness's seven) gives each
+    as a result of its own in ``figures``; tables and the bootstrap read those in its place.
+    ``shared``: what a group of metrics computed together writes once beside their sections
+    (mwzeval's: every section's key, ``coverage``, ``warnings`` and the ``signature`` they share).
+    ``columns``: its per-dialogue columns, where they are not one ``per_dialogue`` under its name.
+    """
 
     name: str
     value: float | None
@@ -62,14 +108,23 @@ class MetricResult:
     digits: int = 2  # decimals a summary shows (its own section in ``mwz evaluate``: one more)
     model: str = ""  # what the result's signature line names (a model, a version)
     signature: dict[str, Any] = dataclasses.field(default_factory=dict)  # its own signature details
-    report: dict[str, Any] = dataclasses.field(default_factory=dict)  # the JSON section ``mwz evaluate`` writes
+    report: Any = None  # the JSON section ``mwz evaluate`` writes (default: value, ci95, per_domain)
+    figures: list[MetricResult] = dataclasses.field(default_factory=list)
+    shared: dict[str, Any] = dataclasses.field(default_factory=dict)
+    columns: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    lines: list[str] = dataclasses.field(default_factory=list)  # its own section of the table, if it writes one
 
-    def section(self) -> dict[str, Any]:
+    def section(self) -> Any:
         """The JSON a result holds under the metric's name."""
-        return self.report or {"value": self.value, "ci95": self.ci95, "per_domain": self.per_domain}
+        if self.report is not None:
+            return self.report
+        return {"value": self.value, "ci95": self.ci95, "per_domain": self.per_domain}
 
     def section_lines(self) -> list[str]:
-        """Its section of ``mwz evaluate``'s table: ``label value [low, high]``, and which way is better."""
+        """Its section of ``mwz evaluate``'s table: ``lines``, else ``label value [low, high]`` and which
+        way is better."""
+        if self.lines:
+            return list(self.lines)
         digits = self.digits + 1
         shown = "n/a" if self.value is None else f"{self.value:.{digits}f}"
         if self.ci95:
@@ -80,6 +135,22 @@ class MetricResult:
     def summary_label(self) -> str:
         """Its row label in a summary (``mwz interact``): its name, and "(lower)" where lower is better."""
         return self.name + ("" if self.higher_is_better else " (lower)")
+
+    def each_figure(self) -> list[MetricResult]:
+        """Its figures, or itself when it has one."""
+        return self.figures or [self]
+
+    def domain_values(self) -> dict[str, Any]:
+        """Its value per domain and ``total``, in the order tables show them (its own where it has a total)."""
+        if "total" in self.per_domain:
+            return dict(self.per_domain)
+        return {"total": self.value, **self.per_domain}
+
+    def dialogue_columns(self) -> dict[str, dict[str, Any]]:
+        """Per-dialogue columns of a comparison's CSV: ``columns``, else its per-dialogue values under its name."""
+        if self.columns:
+            return self.columns
+        return {self.name: self.per_dialogue} if self.per_dialogue else {}
 
 
 @runtime_checkable
@@ -146,23 +217,85 @@ def load(request: MetricRequest) -> tuple[Metric, Any]:
 
 
 def load_all(requests: Sequence[MetricRequest]) -> list[tuple[Metric, Any]]:
-    """Every requested metric, made once (a metric asked twice, once), with its entry."""
+    """Every requested metric, made once (a metric asked twice, once), with its entry, in the
+    registry's order (the built-ins first, as registered), whatever order they were asked in."""
+    from mwz_plugins import get_registry
+
     loaded: dict[str, tuple[Metric, Any]] = {}
     for request in requests:
         if request.name not in loaded:
             loaded[request.name] = load(request)
-    return list(loaded.values())
+    order = list(get_registry().dialogue_metrics)
+    return [loaded[name] for name in sorted(loaded, key=order.index)]
+
+
+def with_defaults(requests: Sequence[MetricRequest]) -> list[MetricRequest]:
+    """``requests`` after the registry's default metrics when they ask for none of the defaults' group
+    (``mwz evaluate -i x.json --coherence`` also scores mwzeval's three, ``--dst`` alone only DST)."""
+    from mwz_plugins import get_registry
+
+    entries = get_registry().dialogue_metrics
+    defaults = [e for e in entries.values() if e.default]
+    groups = {e.group or e.name for e in defaults}
+    asked = {(entries[r.name].group or r.name) if r.name in entries else r.name for r in requests}
+    if asked & groups:
+        return list(requests)
+    return [MetricRequest(e.name) for e in defaults] + list(requests)
 
 
 def score(loaded: Sequence[tuple[Metric, Any]], inputs: MetricInputs) -> dict[str, MetricResult]:
-    """Each loaded metric's result on ``inputs`` (:class:`InputError` for a metric that does not score them)."""
-    out: dict[str, MetricResult] = {}
-    for metric, found in loaded:
+    """Each loaded metric's result on ``inputs``, in order (:class:`InputError` for a metric that does
+    not score them). Metrics that offer ``score_together(metrics, inputs)`` (the same function for
+    the whole group) are scored in one call, so that they share their work; a metric scored on its
+    own always sees ``predictions`` as a mapping (read from ``source`` where they come from a file)."""
+    for _metric, found in loaded:
         if inputs.kind not in found.inputs:
             raise InputError(f"--metric {found.name}: it scores {' and '.join(found.inputs)}, not {inputs.kind}")
-        result = metric.score(inputs)
+        if found.needs_references and not inputs.has_references:
+            raise InputError(
+                f"--metric {found.name}: it needs the test set's references, which only predictions and "
+                "sessions of the replay simulator have"
+            )
+    results: dict[str, MetricResult] = {}
+    groups: dict[Any, list[Metric]] = {}
+    for metric, _found in loaded:
+        together = getattr(metric, "score_together", None)
+        if together is not None:
+            groups.setdefault(together, []).append(metric)
+    for together, members in groups.items():
+        results.update(together(members, inputs))
+    read: list[MetricInputs] = []  # a file is read once, and only for a metric scored on its own
+    out: dict[str, MetricResult] = {}
+    for metric, found in loaded:
+        if metric.name in results:
+            result = results[metric.name]
+        else:
+            if not read:
+                given = inputs.predictions is None and inputs.source is not None
+                read.append(dataclasses.replace(inputs, predictions=inputs.mapping()) if given else inputs)
+            result = metric.score(read[0])
         result.higher_is_better, result.version = found.higher_is_better, found.version
         out[found.name] = result
+    return out
+
+
+def assemble(results: Mapping[str, MetricResult]) -> dict[str, Any]:
+    """``mwz evaluate``'s JSON of a system: what each group shares (mwzeval's keys, coverage, warnings,
+    signature), then each metric's section under its name; every metric outside a group signs the
+    signature (:func:`signed`)."""
+    out: dict[str, Any] = {}
+    for result in results.values():
+        for key, value in result.shared.items():
+            out.setdefault(key, value)
+    for name, result in results.items():
+        out[name] = result.section()
+    if "signature" not in out:
+        from mwz_metrics.signature import Signature
+
+        out["signature"] = Signature.build("dialogues").as_dict()
+    for result in results.values():
+        if "signature" not in result.shared:
+            out["signature"] = signed(out["signature"], result)
     return out
 
 

@@ -1,5 +1,5 @@
 """Built-in plugin: the ``evaluate`` module scripts shipped in ``mwz_metrics``, and the metrics of dialogues
-that ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute by name."""
+that ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute by name (registered as a contributor's are)."""
 
 from mwz_plugins.hookspecs import hookimpl
 from mwz_plugins.registry import DialogueMetricEntry, MetricEntry
@@ -23,9 +23,31 @@ def mwz_register_metrics(register):
         register(MetricEntry(name, "mwz_metrics.modules", f"{name}/{name}.py", description))
 
 
+# mwzeval's metrics, in the order their rows come in a comparison; computed together in one pass.
+_MWZEVAL = (
+    ("success", "Inform and Success rates (mwzeval), per domain", False),
+    ("bleu", "BLEU of the normalized responses, one score per delexicalization style (mwzeval)", True),
+    ("richness", "lexical richness of the responses (mwzeval)", False),
+    ("dst", "dialogue state tracking: joint accuracy and slot F1 (mwzeval)", True),
+)
+
+
 @hookimpl
 def mwz_register_dialogue_metrics(register):
-    """Register session coherence and sentence fluency (``--metric coherence``, ``--metric fluency``)."""
+    """Register mwzeval's four metrics (``-s``, ``-b``, ``-r``, ``--dst``), session coherence and sentence
+    fluency (``--coherence``, ``--fluency``): ``--metric NAME`` names any of them."""
+    for name, description, references in _MWZEVAL:
+        register(
+            DialogueMetricEntry(
+                name,
+                "1.0.0",
+                f"mwz_metrics.multiwoz.metric:make_{name}",
+                description=description,
+                group="mwzeval",
+                default=name != "dst",
+                needs_references=references,
+            )
+        )
     register(
         DialogueMetricEntry(
             "coherence",

@@ -141,7 +141,8 @@ class SystemEntry:
 @dataclasses.dataclass(frozen=True)
 class DialogueMetricEntry:
     """A metric of dialogues that ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute by
-    name (``--metric NAME``), beside mwzeval's BLEU, Inform/Success, richness and DST.
+    name (``--metric NAME``): mwzeval's BLEU, Inform/Success, richness and DST, session coherence,
+    sentence fluency and any contributor's, all registered alike.
 
     ``loader`` is ``"package.module:attribute"``, a callable ``make(**options)`` returning an object
     that speaks the metric protocol of :mod:`mwz_metrics.metric` (``score(inputs) -> MetricResult``);
@@ -149,6 +150,11 @@ class DialogueMetricEntry:
     (a static system's responses between the gold user turns) and/or ``"sessions"`` (an interactive
     run's). ``higher_is_better``: which way tables rank it. ``extra`` and ``modules``: the optional
     extra it needs and the modules that extra installs (checked before the loader is imported).
+    ``group``: metrics computed together in one pass (mwzeval's four read and normalize the
+    responses once and share one signature). ``default``: scored when a command is asked for no
+    metric of its group (mwzeval's BLEU, Inform/Success and richness, as mwzeval's own default).
+    ``needs_references``: it reads the test set's references, so it scores predictions and replayed
+    test dialogues only (BLEU, DST), never free sessions.
     """
 
     name: str
@@ -159,6 +165,9 @@ class DialogueMetricEntry:
     extra: str = ""
     modules: tuple[str, ...] = ()
     description: str = ""
+    group: str = ""
+    default: bool = False
+    needs_references: bool = False
 
 
 _KINDS = {

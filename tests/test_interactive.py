@@ -139,7 +139,7 @@ def test_replay_with_a_predictions_file_is_mwz_evaluate(env, context, synth22, t
         run = api.prepare(str(path), simulator="replay", context=context)
         sessions = api.run_sessions(run, output=None)
         assert _same_turns(sessions, path)
-        interactive = api.score(sessions, run.config, context=context, resamples=0, evaluator=evaluator)
+        interactive = api.score(sessions, run.config, context=context, resamples=0)
         static = evaluator.evaluate(str(path))
         assert interactive["richness"] == static["richness"], path.stem
         assert interactive["bleu"] == static["bleu"], path.stem

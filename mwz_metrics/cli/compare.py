@@ -65,17 +65,20 @@ def run(args: argparse.Namespace) -> int:
             systems.setdefault(name, path)
     if not systems:
         raise ValueError("nothing to compare: give -i PATH (repeatable) or --published")
-    if args.all or not (args.bleu or args.success or args.richness or args.dst):
-        args.bleu = args.success = args.richness = True
+    from mwz_metrics.metric import with_defaults
+
+    requests = metric_flags.requests(args)
+    if args.all:
+        requests = with_defaults([]) + requests  # mwzeval's three, beside whatever else is asked
     if args.plot:
         require_extra("plot", "matplotlib")
     result = compare(
         systems,  # type: ignore[arg-type]
-        bleu=args.bleu,
-        success=args.success,
-        richness=args.richness,
-        dst=args.dst,
-        metrics=metric_flags.requests(args),
+        bleu=False,
+        success=False,
+        richness=False,
+        dst=False,
+        metrics=requests,  # with the registry's defaults where none of theirs is asked
         baseline=args.baseline,
         resamples=args.resamples,
         seed=args.seed,

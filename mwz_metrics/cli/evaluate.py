@@ -29,11 +29,8 @@ def _args(parser: argparse.ArgumentParser) -> None:
 
 
 def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
-    """The metric and option flags shared by ``mwz evaluate`` and ``mwz compare``."""
-    parser.add_argument("-b", "--bleu", action="store_true", help="BLEU per delexicalization style")
-    parser.add_argument("-s", "--success", action="store_true", help="Inform and Success rates")
-    parser.add_argument("-r", "--richness", action="store_true", help="lexical richness")
-    parser.add_argument("--dst", action="store_true", help="dialogue state tracking (joint accuracy, slot F1)")
+    """The metric flags (any registered metric; mwzeval's three by default) and the evaluation settings
+    shared by ``mwz evaluate`` and ``mwz compare``."""
     metric_flags.add_arguments(parser)
     parser.add_argument("--gold-states", action="store_true", help="Inform/Success with MultiWOZ 2.2 gold states")
     parser.add_argument(
@@ -64,7 +61,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def evaluator_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Evaluator keyword arguments from the flags of :func:`add_metric_arguments` (metrics excluded)."""
+    """The evaluation settings of :func:`add_metric_arguments`, as every metric reads them (metrics excluded)."""
     return {
         "gold_states": args.gold_states,
         "chain": args.chain,
@@ -78,44 +75,12 @@ def evaluator_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def add_metrics(result: dict[str, Any], predictions: Any, args: argparse.Namespace) -> list[str]:
-    """The registered metrics the flags ask for, each into ``result`` under its name and into its
-    signature; returns their sections of the table."""
-    from mwz_metrics import metric
-    from mwz_metrics.inputs import read_json
-
-    loaded = metric.load_all(metric_flags.requests(args))
-    if not loaded:
-        return []
-    data = read_json(predictions, "predictions") if isinstance(predictions, str) else predictions
-    inputs = metric.MetricInputs(predictions=data, data_dir=args.data_dir)
+def _table(result: dict, scored: dict) -> str:
+    """The readable report: each metric's section in the order of the JSON, coverage, warnings, signature."""
     lines = []
-    for name, scored in metric.score(loaded, inputs).items():
-        result[name] = scored.section()
-        result["signature"] = metric.signed(result["signature"], scored)
-        lines += scored.section_lines()
-    return lines
-
-
-def _table(result: dict, metric_lines: list[str]) -> str:
-    lines = []
-    for section in ("bleu", "success", "richness", "dst"):
-        values = result.get(section)
-        if values is None:
-            continue
-        lines.append(f"====== {section.upper()} ======")
-        if section == "success":
-            domains = sorted(set(values["inform"]) - {"total"}) + ["total"]
-            lines.append(f"{'':15}{'inform':>10}{'success':>10}")
-            for domain in domains:
-                lines.append(f"{domain:15}{values['inform'].get(domain, 0):>10}{values['success'].get(domain, 0):>10}")
-            lines.append(f"(states: {values['states']}; active domains: {values['active_domains']})")
-        else:
-            for key, value in values.items():
-                shown = f"{value:.4f}" if isinstance(value, float) else value
-                lines.append(f"{key:15}{shown}")
-        lines.append("")
-    lines += metric_lines  # the registered metrics asked for
+    for key in result:
+        if key in scored:
+            lines += scored[key].section_lines()
     coverage = result.get("coverage")
     if coverage:
         lines.append(
@@ -148,41 +113,31 @@ def _reference_files(values: list[str]) -> dict[str, str]:
     example="mwz evaluate -i predictions.json -b -s -r --json > results.json",
 )
 def run(args: argparse.Namespace) -> int:
-    """Score one system (or the oracle) and print the table or JSON."""
+    """Score one system (or the oracle) with the metrics asked for and print the table or JSON."""
+    from mwz_metrics import metric
     from mwz_metrics.interactive.sessions import looks_like_session_file
-    from mwz_metrics.multiwoz.evaluator import Evaluator
 
     if args.input and looks_like_session_file(args.input):
         return _sessions(args)
-    flags = (args.bleu, args.success, args.richness, args.dst)
-    if not any(flags):
-        args.bleu = args.success = args.richness = True  # mwzeval demands one; we default to its three
-    evaluator = Evaluator(
-        bleu=args.bleu,
-        success=args.success,
-        richness=args.richness,
-        dst=args.dst,
-        per_dialogue=args.per_dialogue,
-        **evaluator_options(args),
-    )
+    loaded = metric.load_all(metric.with_defaults(metric_flags.requests(args)))  # mwzeval's three by default
+    settings = {**evaluator_options(args), "per_dialogue": args.per_dialogue}
     started = time.perf_counter()
+    predictions = None
     if args.oracle:
+        from mwz_metrics.multiwoz.testset import TestSet
+
         logger.info("building the MultiWOZ 2.2 test references")
-        predictions = evaluator.testset.oracle_predictions()
-    else:
-        predictions = args.input
+        settings["test_set"] = TestSet(chain=args.chain, styles=args.styles, data_dir=args.data_dir)
+        predictions = settings["test_set"].oracle_predictions()  # scored on the same test set
+    inputs = metric.MetricInputs(predictions=predictions, source=args.input, data_dir=args.data_dir, settings=settings)
     logger.info("evaluating")
-    result = evaluator.evaluate(predictions)
-    metric_lines = add_metrics(result, predictions, args)
-    logger.info(
-        "done in %.2f s (%s)",
-        time.perf_counter() - started,
-        ", ".join(f"{k} {v:.2f}s" for k, v in evaluator.timings.items()),
-    )
+    scored = metric.score(loaded, inputs)
+    result = metric.assemble(scored)
+    logger.info("done in %.2f s", time.perf_counter() - started)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(_table(result, metric_lines))
+        print(_table(result, scored))
     write_json(result, args.output)
     return 0
 
@@ -193,13 +148,7 @@ def _sessions(args: argparse.Namespace) -> int:
     from mwz_metrics.interactive import api
 
     config, sessions = api.load_session_file(args.input)
-    result = api.score(
-        sessions,
-        config,
-        bleu=True if args.bleu else None,
-        chain=args.chain,
-        metrics=metric_flags.requests(args),
-    )
+    result = api.score(sessions, config, chain=args.chain, metrics=metric_flags.requests(args))
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
     else:

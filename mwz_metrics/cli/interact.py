@@ -48,7 +48,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
     parser.add_argument("--timeout", type=float, default=30.0, help="HTTP systems: seconds per request (30)")
     parser.add_argument("--retries", type=int, default=2, help="HTTP systems: retries of a failed request (2)")
-    metric_flags.add_arguments(parser)
+    metric_flags.add_arguments(parser, mwzeval=False)  # Inform/Success always; richness, BLEU (replay) by default
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
     parser.add_argument(
         "--explain",

@@ -1,28 +1,38 @@
 """The metric flags of ``mwz evaluate``, ``mwz compare`` and ``mwz interact``: ``--metric NAME`` for any
-registered metric of dialogues (:mod:`mwz_metrics.metric`), and the older spellings of two of them."""
+registered metric of dialogues (:mod:`mwz_metrics.metric`), and the older spellings of six of them.
+
+The spellings are a fixed table rather than read from the registry: ``mwz --help`` then loads no
+plugin (it stays as fast as ``python -c pass`` plus argparse), and a new metric needs none.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-# Older flags, each the spelling of one registered metric: flag -> (metric, help).
-ALIASES = {
-    "--coherence": ("coherence", "also session coherence (= --metric coherence; the 'coherence' extra)"),
-    "--fluency": ("fluency", "also sentence fluency, Sent-Score, lower is better (= --metric fluency)"),
+# Older flags, each the spelling of one registered metric: flags -> (metric, help).
+ALIASES: dict[tuple[str, ...], tuple[str, str]] = {
+    ("-b", "--bleu"): ("bleu", "BLEU per delexicalization style (= --metric bleu)"),
+    ("-s", "--success"): ("success", "Inform and Success rates (= --metric success)"),
+    ("-r", "--richness"): ("richness", "lexical richness (= --metric richness)"),
+    ("--dst",): ("dst", "dialogue state tracking, joint accuracy and slot F1 (= --metric dst)"),
+    ("--coherence",): ("coherence", "also session coherence (= --metric coherence; the 'coherence' extra)"),
+    ("--fluency",): ("fluency", "also sentence fluency, Sent-Score, lower is better (= --metric fluency)"),
 }
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--metric`` (repeatable) and the older spellings."""
+def add_arguments(parser: argparse.ArgumentParser, *, mwzeval: bool = True) -> None:
+    """``--metric`` (repeatable) and the older spellings (``mwzeval=False``: those of mwzeval's four left
+    out, for a command that scores them its own way)."""
+    for flags, (name, text) in ALIASES.items():
+        if mwzeval or flags[-1] in ("--coherence", "--fluency"):
+            parser.add_argument(*flags, dest=f"metric_{name}", action="store_true", help=text)
     parser.add_argument(
         "--metric",
         action="append",
         default=[],
         metavar="NAME[:KEY=VALUE,...]",
-        help="also a registered metric of dialogues, with its options (repeatable; `mwz plugins` lists them)",
+        help="a registered metric of dialogues, with its options (repeatable; `mwz plugins` lists them)",
     )
-    for flag, (_, text) in ALIASES.items():
-        parser.add_argument(flag, action="store_true", help=text)
     parser.add_argument(
         "--fluency-model",
         metavar="NAME_OR_PATH",
@@ -31,10 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def requests(args: argparse.Namespace) -> list:
-    """The metrics the flags ask for, in order: the older spellings first, then each ``--metric``."""
+    """The metrics the flags ask for: the older spellings, then each ``--metric``."""
     from mwz_metrics.metric import MetricRequest
 
-    out = [MetricRequest(name) for flag, (name, _) in ALIASES.items() if getattr(args, flag[2:].replace("-", "_"))]
+    out = [MetricRequest(name) for name, _ in ALIASES.values() if getattr(args, f"metric_{name}", False)]
     if args.fluency_model:
         out = [r for r in out if r.name != "fluency"] + [MetricRequest("fluency", (("model", args.fluency_model),))]
     out += [MetricRequest.parse(text) for text in args.metric]

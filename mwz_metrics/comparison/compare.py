@@ -5,11 +5,12 @@
 >>> table.rows[0]  # doctest: +SKIP
 {'system': 'ubar', 'metric': 'inform', 'domain': 'total', 'value': 83.4, ...}
 
-Every system is scored by one :class:`~mwz_metrics.multiwoz.evaluator.Evaluator`, so the
-references, goals, database and memoized queries are loaded once; each system's numbers are
-exactly those of ``mwz evaluate`` with the same options. Every figure with an interval reaches the
-bootstrap through one interface (:class:`.bootstrap.DialogueScores`): its interval resamples the
-system's own dialogues, its p-value against a baseline the dialogues both have.
+Every system is scored by the same registered metrics (:mod:`mwz_metrics.metric`), each loaded
+once, so the references, goals, database, memoized queries and models are loaded once; each
+system's numbers are exactly those of ``mwz evaluate`` with the same options. Every figure with an
+interval reaches the bootstrap through one interface (:class:`.bootstrap.DialogueScores`): its
+interval resamples the system's own dialogues, its p-value against a baseline the dialogues both
+have.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from mwz_metrics import bootstrap
 from mwz_metrics.comparison.table import Comparison
 from mwz_metrics.inputs import InputError, read_json
@@ -31,33 +30,54 @@ from mwz_plugins.progress import progress
 
 logger = logging.getLogger(__name__)
 
-RICHNESS_KEYS = ("entropy", "cond_entropy", "msttr", "avg_lengths", "num_unigrams", "num_bigrams", "num_trigrams")
-
 __all__ = ["compare"]
 
 
-_WORKER: dict[str, Any] = {}  # the evaluator a forked worker inherits
+_WORKER: dict[str, Any] = {}  # what a forked worker inherits: the metrics and their settings
 
 
-def _score_one(evaluator: Any, name: str, predictions: Any, bleu: bool) -> tuple[str, tuple[dict, dict, list]]:
-    """One system's result, its per-dialogue BLEU statistics per style and its dialogue keys."""
+@dataclasses.dataclass(frozen=True)
+class _Scoring:
+    """How every static system is scored: the loaded metrics and the settings they all share."""
+
+    loaded: list[tuple[Any, Any]]
+    settings: dict[str, Any]
+    data_dir: str | None
+    resamples: int
+    seed: int
+
+    def inputs(self, name: str, predictions: Any) -> Any:
+        """One system's :class:`~mwz_metrics.metric.MetricInputs` (a file is read where a metric needs it)."""
+        from mwz_metrics.metric import MetricInputs
+
+        if isinstance(predictions, (str, Path)):
+            source, predictions = str(predictions), None
+        else:
+            source = None
+        return MetricInputs(
+            predictions=predictions,
+            source=source,
+            data_dir=self.data_dir,
+            resamples=self.resamples,
+            seed=self.seed,
+            label=name,
+            settings=self.settings,
+        )
+
+
+def _score_one(scoring: _Scoring, loaded: list, name: str, predictions: Any) -> tuple[str, dict[str, Any]]:
+    """One system's results of ``loaded`` (an input error names the system)."""
+    from mwz_metrics import metric
+
     logger.info("scoring %s", name)
     try:
-        result = evaluator.evaluate(str(predictions) if isinstance(predictions, Path) else predictions)
-    except InputError as error:
+        return name, metric.score(loaded, scoring.inputs(name, predictions))
+    except ValueError as error:  # InputError among them
         raise InputError(f"system {name}: {error}") from None
-    by_style: dict[str, dict[str, list[int]]] = {}
-    keys: list[str] = []
-    if bleu:
-        hypotheses, _ = evaluator.last_bleu_inputs
-        keys = list(hypotheses)
-        by_style = {style: by_dialogue for style, (by_dialogue, _score) in _bleu_statistics(evaluator).items()}
-    return name, (result, by_style, keys)
 
 
-def _worker(item: tuple[str, Any, bool]) -> tuple[str, tuple[dict, dict, list]]:
-    name, predictions, bleu = item
-    return _score_one(_WORKER["evaluator"], name, predictions, bleu)
+def _worker(item: tuple[str, Any]) -> tuple[str, dict[str, Any]]:
+    return _score_one(_WORKER["scoring"], _WORKER["loaded"], *item)
 
 
 def default_jobs(systems: int) -> int:
@@ -65,21 +85,21 @@ def default_jobs(systems: int) -> int:
     return max(1, min(os.cpu_count() or 1, systems - 1))
 
 
-def _score_all(evaluator: Any, systems: Mapping[str, Any], *, bleu: bool, jobs: int | None):
-    """(name, scored) for every system, in order. The first system is scored here, which loads the
+def _score_all(scoring: _Scoring, loaded: list, systems: Mapping[str, Any], *, jobs: int | None):
+    """(name, results) for every system, in order. The first system is scored here, which loads the
     references, goals, database and BLEU reference statistics once; with ``jobs`` > 1 the others are
-    scored by forked workers that inherit all of it (results are the same numbers as in one process)."""
+    scored by forked workers that inherit all of it (the same numbers as in one process)."""
     items = list(systems.items())
     if not items:
         return
-    yield _score_one(evaluator, items[0][0], items[0][1], bleu)
-    rest = [(name, predictions, bleu) for name, predictions in items[1:]]
+    yield _score_one(scoring, loaded, *items[0])
+    rest = items[1:]
     jobs = default_jobs(len(items)) if jobs is None else jobs
     if jobs <= 1 or len(rest) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         for item in rest:
-            yield _score_one(evaluator, *item)
+            yield _score_one(scoring, loaded, *item)
         return
-    _WORKER["evaluator"] = evaluator
+    _WORKER.update(scoring=scoring, loaded=loaded)
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(rest))) as pool:
             yield from pool.imap(_worker, rest)
@@ -87,61 +107,22 @@ def _score_all(evaluator: Any, systems: Mapping[str, Any], *, bleu: bool, jobs: 
         _WORKER.clear()
 
 
-def _bleu_of_statistics(stats: list[int]) -> float:
-    """BLEU of summed sacrebleu statistics (the process's scorer: the same for every style)."""
-    from mwz_metrics.multiwoz.bleu import score_of, scorer
-
-    return score_of(scorer(), [stats])
-
-
-def _bleu_statistics(evaluator: Any) -> dict[str, tuple[dict[str, list[int]], Any]]:
-    """Per-dialogue sacrebleu statistics of the last evaluation and the score function, per style."""
-    from mwz_metrics.multiwoz.bleu import score_of, segment_statistics
-
-    hypotheses, references = evaluator.last_bleu_inputs
-    order = list(hypotheses)
-    flat_hyps = [h for key in order for h in hypotheses[key]]
-    out = {}
-    for style, per_dialogue in references.items():
-        flat_refs = [r for key in order for r in per_dialogue[key][: len(hypotheses[key])]]
-        scorer, segments = segment_statistics(flat_refs, flat_hyps)
-        matrix = np.asarray(segments, dtype=np.int64)
-        # per-dialogue sums: cumulative sums differenced at the dialogue boundaries
-        ends = np.cumsum([len(hypotheses[key]) for key in order])
-        cumulative = np.vstack([np.zeros((1, matrix.shape[1]), dtype=np.int64), np.cumsum(matrix, axis=0)])
-        sums = cumulative[ends] - cumulative[np.concatenate([[0], ends[:-1]])]
-        by_dialogue = {key: [int(x) for x in row] for key, row in zip(order, sums)}
-        out[style] = (by_dialogue, lambda stats, s=scorer: score_of(s, [stats]))
-    return out
-
-
-def _score_metrics(
-    loaded: list, systems: Mapping[str, Any], *, resamples: int, seed: int, data_dir: str | None
-) -> dict[str, dict[str, Any]]:
-    """Each static system's registered metrics of dialogues (:mod:`mwz_metrics.metric`), each metric
-    loaded once for every system (one model, one memo)."""
-    from mwz_metrics import metric
-
-    out: dict[str, dict[str, Any]] = {}
-    for name, predictions in progress(systems.items(), "metrics", total=len(systems)):
-        try:
-            data = read_json(predictions, "predictions") if isinstance(predictions, (str, Path)) else predictions
-            inputs = metric.MetricInputs(
-                predictions=data, data_dir=data_dir, resamples=resamples, seed=seed, label=name
-            )
-            out[name] = metric.score(loaded, inputs)
-        except ValueError as error:
-            raise InputError(f"system {name}: {error}") from None
-    return out
-
-
-@dataclasses.dataclass
-class _Static:
-    """What scoring the static (predictions-file) systems gives the comparison."""
-
-    results: dict[str, dict[str, Any]]
-    statistics: dict[str, dict[str, tuple[dict[str, list[int]], Any]]]
-    keys_of: dict[str, list[str]]
+def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | None) -> dict[str, dict[str, Any]]:
+    """Every static system's metric results, in the registry's order. Metrics that may run in a forked
+    worker (``forks``: mwzeval's) are scored in parallel over the systems; the others (a model with
+    threads of its own) one system after another in this process, each loaded once for all."""
+    forking = [pair for pair in scoring.loaded if getattr(pair[0], "forks", False)]
+    staying = [pair for pair in scoring.loaded if not getattr(pair[0], "forks", False)]
+    measured: dict[str, dict[str, Any]] = {name: {} for name in systems}
+    if forking:
+        scored = _score_all(scoring, forking, systems, jobs=jobs)
+        for name, results in progress(scored, "scoring systems", total=len(systems)):
+            measured[name].update(results)
+    if staying:
+        for name, predictions in progress(systems.items(), "metrics", total=len(systems)):
+            measured[name].update(_score_one(scoring, staying, name, predictions)[1])
+    order = [found.name for _metric, found in scoring.loaded]
+    return {name: {m: results[m] for m in order} for name, results in measured.items()}
 
 
 def _split_interactive(systems: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -150,24 +131,6 @@ def _split_interactive(systems: Mapping[str, Any]) -> tuple[dict[str, Any], dict
 
     interactive = {n: p for n, p in systems.items() if isinstance(p, (str, Path)) and looks_like_session_file(p)}
     return {n: p for n, p in systems.items() if n not in interactive}, interactive
-
-
-def _score_static(
-    systems: Mapping[str, Any], evaluator: Any, *, bleu: bool, success: bool, jobs: int | None
-) -> _Static:
-    """Every static system's result, per-dialogue BLEU statistics and scored dialogues."""
-    results: dict[str, dict[str, Any]] = {}
-    statistics: dict[str, dict[str, tuple[dict[str, list[int]], Any]]] = {}
-    keys_of: dict[str, list[str]] = {}
-    for name, (result, by_style, keys) in progress(
-        _score_all(evaluator, systems, bleu=bleu, jobs=jobs), "scoring systems", total=len(systems)
-    ):
-        results[name] = result
-        keys_of[name] = list(result["success"]["per_dialogue"]) if success else []
-        if bleu:
-            keys_of[name] = keys_of[name] or keys
-            statistics[name] = {style: (by_dialogue, _bleu_of_statistics) for style, by_dialogue in by_style.items()}
-    return _Static(results, statistics, keys_of)
 
 
 def _restrict_to_common(systems: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -191,32 +154,19 @@ def _restrict_to_common(systems: Mapping[str, Any]) -> dict[str, dict[str, Any]]
     return {n: {k: v for k, v in p.items() if evaluation_key(str(k)) in common} for n, p in loaded.items()}
 
 
-def _static_figures(
-    static: _Static, measured: Mapping[str, Mapping[str, Any]], names: list[str], *, success: bool, bleu: bool
-) -> dict[tuple[str, str], bootstrap.DialogueScores]:
-    """Per static system and metric, its per-dialogue figures (the one interface of :mod:`.bootstrap`)."""
+def _dialogues(results: Mapping[str, Any]) -> set[str]:
+    """The dialogues a system's metrics give per-dialogue values for."""
+    return {key for result in results.values() for column in result.dialogue_columns().values() for key in column}
+
+
+def _static_figures(measured: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, str], bootstrap.DialogueScores]:
+    """Per static system and figure, what each dialogue contributes (the one interface of :mod:`.bootstrap`)."""
     figures: dict[tuple[str, str], bootstrap.DialogueScores] = {}
-    for name in names:
-        result = static.results[name]
-        if success:
-            outcomes = result["success"]["per_dialogue"]
-            for metric in ("inform", "success"):
-                # counted as mwzeval's rates count (success_lib.aggregate): a dialogue counts when
-                # either dict has a "total", and a missing outcome is a failure
-                figures[(name, metric)] = bootstrap.rates(
-                    {
-                        k: float(o[metric].get("total", 0))
-                        if "total" in o["inform"] or "total" in o["success"]
-                        else None
-                        for k, o in outcomes.items()
-                    }
-                )
-        if bleu:
-            for style, (by_dialogue, compute) in static.statistics[name].items():
-                figures[(name, f"bleu:{style}")] = bootstrap.bleu_scores(by_dialogue, compute)
-        for metric, result in measured.get(name, {}).items():
-            if result.scores is not None:
-                figures[(name, metric)] = result.scores
+    for name, results in measured.items():
+        for result in results.values():
+            for figure in result.each_figure():
+                if figure.scores is not None:
+                    figures[(name, figure.name)] = figure.scores
     return figures
 
 
@@ -242,72 +192,30 @@ def _bootstrap(
 
 
 def _static_rows(
-    static: _Static,
-    measured: Mapping[str, Mapping[str, Any]],
-    stats: Mapping[tuple[str, str], Mapping[str, Any]],
-    names: list[str],
-    *,
-    success: bool,
-    bleu: bool,
-    richness: bool,
-    dst: bool,
+    measured: Mapping[str, Mapping[str, Any]], stats: Mapping[tuple[str, str], Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """The tidy rows of the static systems: value, interval and p-value against the baseline."""
+    """The tidy rows of the static systems: every figure by domain, its interval and p-value on the total."""
     rows: list[dict[str, Any]] = []
-    for name in names:
-        result = static.results[name]
-
-        def add(metric: str, domain: str, value: Any, name: str = name) -> None:
-            row: dict[str, Any] = {"system": name, "metric": metric, "domain": domain, "value": value}
-            if domain == "total" and (name, metric) in stats:
-                row.update(stats[(name, metric)])
-            rows.append(row)
-
-        if success:
-            for metric in ("inform", "success"):
-                for domain, value in result["success"][metric].items():
-                    add(metric, domain, value)
-        if bleu:
-            for style, value in result["bleu"].items():
-                add(f"bleu:{style}", "total", value)
-                for domain, by_domain in result.get("bleu_details", {}).get("per_domain", {}).get(style, {}).items():
-                    add(f"bleu:{style}", domain, by_domain)
-        if richness:
-            for key in RICHNESS_KEYS:
-                add(f"richness:{key}", "total", result["richness"][key])
-        if dst:
-            for key in ("joint_accuracy", "slot_f1"):
-                add(f"dst:{key}", "total", result["dst"][key])
-        for metric, result in measured.get(name, {}).items():  # the registered metrics asked for
-            add(metric, "total", result.value)
-            for domain, value in result.per_domain.items():
-                add(metric, domain, value)
+    for name, results in measured.items():
+        for result in results.values():
+            for figure in result.each_figure():
+                for domain, value in figure.domain_values().items():
+                    row: dict[str, Any] = {"system": name, "metric": figure.name, "domain": domain, "value": value}
+                    if domain == "total" and (name, figure.name) in stats:
+                        row.update(stats[(name, figure.name)])
+                    rows.append(row)
     return rows
 
 
-def _dialogue_rows(
-    static: _Static, measured: Mapping[str, Mapping[str, Any]], names: list[str], *, success: bool, bleu: bool
-) -> list[dict[str, Any]]:
-    """Per static system and dialogue: Inform, Success, active domains, BLEU per style, and the
-    registered metrics that give a value per dialogue."""
+def _dialogue_rows(measured: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per static system and dialogue, every metric's per-dialogue columns (Inform, Success, active
+    domains, BLEU per style, the registered metrics that give a value per dialogue)."""
     dialogue_rows: list[dict[str, Any]] = []
-    for name in names:
-        result = static.results[name]
-        outcomes = result["success"]["per_dialogue"] if success else {}
-        # the dialogues mwzeval's metrics scored, else those a registered metric gives a value for
-        keys = static.keys_of[name] or {k for r in measured.get(name, {}).values() for k in r.per_dialogue}
-        for key in sorted(keys):
+    for name, results in measured.items():
+        columns = {c: values for result in results.values() for c, values in result.dialogue_columns().items()}
+        for key in sorted(_dialogues(results)):
             row: dict[str, Any] = {"system": name, "dialogue": key}
-            if success:
-                row["inform"] = outcomes[key]["inform"].get("total", "")
-                row["success"] = outcomes[key]["success"].get("total", "")
-                row["active_domains"] = " ".join(sorted({d for t in outcomes[key]["active_domains"] for d in t}))
-            if bleu:
-                for style, (by_dialogue, compute) in static.statistics[name].items():
-                    row[f"bleu:{style}"] = compute(by_dialogue[key])
-            for metric, result in measured.get(name, {}).items():
-                if result.per_dialogue:
-                    row[metric] = result.per_dialogue.get(key, "")
+            row.update({column: values.get(key, "") for column, values in columns.items()})
             dialogue_rows.append(row)
     return dialogue_rows
 
@@ -326,6 +234,8 @@ def _score_interactive(
     data_dir: str | None,
 ) -> dict[str, dict[str, Any]]:
     """Each session file scored as ``mwz interact`` scores it (one shared context)."""
+    if not systems:
+        return {}
     from mwz_metrics.interactive import api
     from mwz_metrics.interactive.context import InteractiveContext
 
@@ -335,7 +245,14 @@ def _score_interactive(
         try:
             config, sessions = api.load_session_file(path)
             out[name] = api.score(
-                sessions, config, context=context, richness=richness, metrics=metrics, resamples=resamples, seed=seed
+                sessions,
+                config,
+                context=context,
+                richness=richness,
+                metrics=metrics,
+                resamples=resamples,
+                seed=seed,
+                scorable_only=True,
             )
         except ValueError as error:
             raise InputError(f"system {name}: {error}") from None
@@ -365,6 +282,8 @@ def _interactive_rows(
             if result.get(key) is not None:
                 add(f"interactive:{key}", "total", result[key], ci.get(key))
         if richness and result.get("richness"):
+            from mwz_metrics.multiwoz.metric import RICHNESS_KEYS
+
             for key in RICHNESS_KEYS:
                 add(f"richness:{key}", "total", result["richness"][key])
         for metric in result.get("metrics") or {}:  # the registered metrics asked for
@@ -388,60 +307,49 @@ def compare(
     jobs: int | None = None,
     common_dialogues: bool = False,
 ) -> Comparison:
-    """Score every system with one shared evaluator and compare them (see the module docstring).
+    """Score every system with the same metrics and compare them (see the module docstring).
 
     ``systems``: name -> predictions (a path or mwzeval's mapping), or the session file of an
     ``mwz interact`` run (its sessions scored as that command scores them, with intervals over
-    its own sessions and no p-value). ``evaluator_options``: what
-    :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` takes beside the metrics (``styles``,
-    ``chain``, ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes
-    (default one per CPU; 1 scores everything in this process); the numbers do not depend on it.
-    ``metrics``: registered metrics of dialogues to add beside mwzeval's (names or
+    its own sessions and no p-value). ``metrics``: registered metrics (names or
     :class:`~mwz_metrics.metric.MetricRequest`: ``["coherence", "fluency"]``), each loaded once for
-    every system. Every interval is a bootstrap over the system's own dialogues, around the figure
-    beside it; a p-value against ``baseline`` pairs the dialogues both have (``paired_dialogues`` in
-    the row where those are fewer). ``common_dialogues`` first restricts every static system to the
-    dialogues all of them have, so every figure and interval is over the same dialogues (the
-    signature says so).
+    every system; ``bleu``, ``success``, ``richness`` and ``dst`` are spellings of mwzeval's four.
+    ``evaluator_options``: the settings every metric reads (``styles``, ``chain``,
+    ``reference_files``, Success variants, ``data_dir``...). ``jobs``: worker processes (default one
+    per CPU; 1 scores everything in this process); the numbers do not depend on it. Every interval
+    is a bootstrap over the system's own dialogues, around the figure beside it; a p-value against
+    ``baseline`` pairs the dialogues both have (``paired_dialogues`` in the row where those are
+    fewer). ``common_dialogues`` first restricts every static system to the dialogues all of them
+    have, so every figure and interval is over the same dialogues (the signature says so).
     """
     static_systems, interactive_systems = _checked(systems, baseline)
-    options = dict(evaluator_options or {})
     if common_dialogues:
         static_systems = _restrict_to_common(static_systems)
-    requests, loaded = _load_metrics(metrics)
-    flags = {"success": success, "bleu": bleu}
-    names = list(static_systems)
-    static = _Static({}, {}, {})
-    measured: dict[str, dict[str, Any]] = {}
-    if static_systems:
-        evaluator = _evaluator(options, richness=richness, dst=dst, **flags)
-        static = _score_static(static_systems, evaluator, jobs=jobs, **flags)
-        data_dir = options.get("data_dir")
-        measured = _score_metrics(loaded, static_systems, resamples=resamples, seed=seed, data_dir=data_dir)
-    stats = _bootstrap(_static_figures(static, measured, names, **flags), baseline, resamples=resamples, seed=seed)
-    interactive = (
-        _score_interactive(
-            interactive_systems,
-            richness=richness,
-            metrics=requests,
-            resamples=resamples,
-            seed=seed,
-            data_dir=options.get("data_dir"),
-        )
-        if interactive_systems
-        else {}
+    spelled = {"success": success, "bleu": bleu, "richness": richness, "dst": dst}
+    requests = _requests(metrics, spelled)
+    scoring = _scoring(requests, evaluator_options, resamples=resamples, seed=seed)
+    measured = _score_static(scoring, static_systems, jobs=jobs) if static_systems else {}
+    stats = _bootstrap(_static_figures(measured), baseline, resamples=resamples, seed=seed)
+    asked = {request.name for request in requests}
+    interactive = _score_interactive(
+        interactive_systems,
+        richness="richness" in asked,
+        metrics=requests,
+        resamples=resamples,
+        seed=seed,
+        data_dir=scoring.data_dir,
     )
-    rows = _static_rows(static, measured, stats, names, richness=richness, dst=dst, **flags)
-    rows += _interactive_rows(interactive, success=success, richness=richness)
+    rows = _static_rows(measured, stats)
+    rows += _interactive_rows(interactive, success="success" in asked, richness="richness" in asked)
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
     return Comparison(
         systems=list(systems),
         rows=rows,
-        signature=_signature(static, measured, interactive, common_dialogues),
+        signature=_signature(measured, interactive, common_dialogues),
         baseline=baseline,
-        per_dialogue=_dialogue_rows(static, measured, names, **flags) if per_dialogue else [],
-        results={**static.results, **interactive},
-        settings=_settings(static, measured, interactive, names, resamples, seed, common_dialogues),
+        per_dialogue=_dialogue_rows(measured) if per_dialogue else [],
+        results={**{n: _assembled(r) for n, r in measured.items()}, **interactive},
+        settings=_settings(measured, interactive, resamples, seed, common_dialogues),
     )
 
 
@@ -457,68 +365,78 @@ def _checked(systems: Mapping[str, Any], baseline: str | None) -> tuple[dict[str
     return static_systems, interactive_systems
 
 
-def _load_metrics(metrics: Sequence[Any]) -> tuple[list[Any], list[tuple[Any, Any]]]:
-    """The registered metrics asked for: their requests, and each loaded once (metric, entry)."""
+def _requests(metrics: Sequence[Any], spelled: Mapping[str, bool]) -> list[Any]:
+    """The metrics asked for: those the keyword spellings turn on, then ``metrics``, after the registry's
+    defaults where they name none of the defaults' group."""
     from mwz_metrics import metric
 
-    requests = [metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics]
-    return requests, metric.load_all(requests)
+    requests = [metric.MetricRequest(name) for name, on in spelled.items() if on]
+    requests += [metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics]
+    return metric.with_defaults(requests)
 
 
-def _evaluator(options: Mapping[str, Any], *, bleu: bool, success: bool, richness: bool, dst: bool) -> Any:
-    """The one evaluator of the static systems (mwzeval's metrics)."""
-    from mwz_metrics.multiwoz.evaluator import Evaluator
+def _scoring(requests: list[Any], options: Mapping[str, Any] | None, *, resamples: int, seed: int) -> _Scoring:
+    """The metrics, each loaded once for every system, and the settings they read: per-dialogue
+    outcomes and what each dialogue contributes to every figure, for the bootstrap."""
+    from mwz_metrics import metric
 
-    # per-dialogue BLEU comes from the segment statistics
-    return Evaluator(
-        bleu=bleu, success=success, richness=richness, dst=dst, per_dialogue=True, bleu_per_dialogue=False, **options
-    )
+    settings = {**dict(options or {}), "per_dialogue": True, "bleu_per_dialogue": False, "dialogue_scores": True}
+    return _Scoring(metric.load_all(requests), settings, settings.get("data_dir"), resamples, seed)
+
+
+def _assembled(results: Mapping[str, Any]) -> dict[str, Any]:
+    """A system's results as ``mwz evaluate`` writes them."""
+    from mwz_metrics import metric
+
+    return metric.assemble(results)
 
 
 def _signature(
-    static: _Static, measured: Mapping[str, Mapping[str, Any]], interactive: Mapping[str, Any], common: bool
+    measured: Mapping[str, Mapping[str, Any]], interactive: Mapping[str, Any], common: bool
 ) -> dict[str, Any]:
-    """The table's signature: a registered metric with a signature line of its own (coherence's model)
-    adds that line for the systems it scored, another one its name and version to theirs;
-    ``--common-dialogues`` says how many dialogues every system was scored on."""
+    """The table's signature: each system's group signature (mwzeval's); a metric with a signature line
+    of its own (coherence's model) adds that line for the systems it scored, another one its name and
+    version to theirs; ``--common-dialogues`` says how many dialogues every system was scored on."""
     from mwz_metrics import metric
 
     signed = {}
-    for name, result in static.results.items():
-        signature = result["signature"]
-        for scored in measured.get(name, {}).values():
-            if not scored.signature.get("line"):
+    lines: dict[str, list[str]] = {}
+    for name, results in measured.items():
+        signature = metric.assemble({m: r for m, r in results.items() if r.shared})["signature"]
+        for scored in results.values():
+            if scored.shared:
+                continue
+            if scored.signature.get("line"):
+                lines.setdefault(name, []).append(scored.signature["line"])
+            else:
                 signature = metric.signed(signature, scored)
         signed[name] = {"signature": signature}
-    lines = {
-        name: [r.signature["line"] for r in results.values() if r.signature.get("line")]
-        for name, results in measured.items()
-    }
     signature = _combined_signature(signed, interactive, lines)
     if common:
         from mwz_metrics.signature import with_options
 
-        signature = with_options(signature, common_dialogues=len(next(iter(static.keys_of.values()), [])))
+        first = next(iter(measured.values()), {})
+        signature = with_options(signature, common_dialogues=len(_dialogues(first)))
     return signature
 
 
 def _settings(
-    static: _Static,
     measured: Mapping[str, Mapping[str, Any]],
     interactive: Mapping[str, Mapping[str, Any]],
-    names: list[str],
     resamples: int,
     seed: int,
     common: bool,
 ) -> dict[str, Any]:
-    """What the renderings say of the table: the bootstrap, each system's dialogues, the registered metrics."""
+    """What the renderings say of the table: the bootstrap, each system's dialogues, the metrics of
+    dialogues beside mwzeval's (their labels and directions)."""
     from mwz_metrics import metric
 
-    dialogues_of = {
-        n: len(static.keys_of[n]) or (static.results[n].get("coverage") or {}).get("dialogues", 0) for n in names
-    }
+    dialogues_of = {}
+    for name, results in measured.items():
+        coverage = _assembled(results).get("coverage") or {}
+        dialogues_of[name] = len(_dialogues(results)) or coverage.get("dialogues", 0)
     dialogues_of.update({n: r["sessions"] for n, r in interactive.items()})
-    shown = {m: metric.describe(r) for results in measured.values() for m, r in results.items()}
+    shown = {m: metric.describe(r) for results in measured.values() for m, r in results.items() if not r.shared}
     for result in interactive.values():
         shown.update(result.get("metrics") or {})
     return {

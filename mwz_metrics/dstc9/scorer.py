@@ -17,7 +17,7 @@ Differences from the official scorer, on input it cannot handle:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from mwz_metrics.dstc9 import wordnet as wordnet_module
 from mwz_metrics.dstc9.bleu import bleu_from_counts, ngram_counts, precision_counts
@@ -129,13 +129,7 @@ class Scorer:
         official_schema: bool = False,
     ) -> dict:
         """Scores of ``entry`` against ``labels`` (official shape + ``by_source``, ``warnings``)."""
-        if schema is not None:
-            validate_schema(entry, schema, skeletons=official_schema)
-        validate_structure(entry)
-        if len(entry) != len(labels):
-            raise EntryError(f"the entry has {len(entry)} instances but the labels have {len(labels)}")
-        if knowledge is not None:
-            validate_knowledge(entry, knowledge)
+        _validate(entry, labels, knowledge=knowledge, schema=schema, official_schema=official_schema)
         generations = iter(self._generations(entry, labels))
         total = _Sums()
         subsets: dict[str, _Sums] = {}
@@ -147,38 +141,8 @@ class Scorer:
                 sums.append(subsets.setdefault(source, _Sums()))
             if hyp["target"] is not True and len(hyp) > 1:
                 extra_fields += 1
-            if ref["target"] is True:
-                if hyp["target"] is True:
-                    relevance = _matches(ref["knowledge"], hyp["knowledge"])[:5]
-                    rank = relevance.index(True) + 1 if True in relevance else 0
-                    selection = (
-                        1.0 / rank if rank else 0.0,
-                        1.0 if relevance[:1] == [True] else 0.0,
-                        1.0 if rank else 0.0,
-                    )
-                    generation, undefined = next(generations)
-                    empty_rouge += undefined
-                    for s in sums:
-                        s.add(selection, generation)
-                else:
-                    for s in sums:
-                        s.fn += 1
-            elif hyp["target"] is True:
-                for s in sums:
-                    s.fp += 1
-            else:
-                for s in sums:
-                    s.tn += 1
-        result = total.scores()
-        if by_source and subsets:
-            result["by_source"] = {name: subsets[name].scores() for name in sorted(subsets)}
-        result["counts"] = {
-            "instances": len(labels),
-            "tp": int(total.tp),
-            "fp": int(total.fp),
-            "fn": int(total.fn),
-            "tn": int(total.tn),
-        }
+            empty_rouge += _tally(ref, hyp, sums, generations)
+        result = _result(total, subsets if by_source else {}, instances=len(labels))
         result["warnings"] = {
             "empty_normalized_response_rouge_0": empty_rouge,
             "non_target_with_extra_fields": extra_fields,
@@ -238,3 +202,62 @@ def score(entry, labels, *, knowledge=None, schema=None, by_source=True) -> dict
 def official_view(result: Mapping) -> dict:
     """Only the keys of an official ``*.score.json``."""
     return {key: dict(result[key]) for key in ("detection", "selection", "generation")}
+
+
+def _validate(
+    entry: Sequence[Mapping],
+    labels: Sequence[Mapping],
+    *,
+    knowledge: Mapping | None,
+    schema: Mapping | None,
+    official_schema: bool,
+) -> None:
+    """Refuse an entry the official scorer would refuse, or one that does not pair with the labels."""
+    if schema is not None:
+        validate_schema(entry, schema, skeletons=official_schema)
+    validate_structure(entry)
+    if len(entry) != len(labels):
+        raise EntryError(f"the entry has {len(entry)} instances but the labels have {len(labels)}")
+    if knowledge is not None:
+        validate_knowledge(entry, knowledge)
+
+
+def _tally(ref: Mapping, hyp: Mapping, sums: Sequence[_Sums], generations: Iterator) -> int:
+    """Count one instance into ``sums`` (detection cell, selection, generation); 1 if its ROUGE was undefined."""
+    if ref["target"] is not True:
+        for s in sums:
+            if hyp["target"] is True:
+                s.fp += 1
+            else:
+                s.tn += 1
+        return 0
+    if hyp["target"] is not True:
+        for s in sums:
+            s.fn += 1
+        return 0
+    relevance = _matches(ref["knowledge"], hyp["knowledge"])[:5]
+    rank = relevance.index(True) + 1 if True in relevance else 0
+    selection = (
+        1.0 / rank if rank else 0.0,
+        1.0 if relevance[:1] == [True] else 0.0,
+        1.0 if rank else 0.0,
+    )
+    generation, undefined = next(generations)
+    for s in sums:
+        s.add(selection, generation)
+    return int(undefined)
+
+
+def _result(total: _Sums, subsets: Mapping[str, _Sums], *, instances: int) -> dict:
+    """The official shape: scores, ``by_source`` where sources were asked for, and the detection counts."""
+    result = total.scores()
+    if subsets:
+        result["by_source"] = {name: subsets[name].scores() for name in sorted(subsets)}
+    result["counts"] = {
+        "instances": instances,
+        "tp": int(total.tp),
+        "fp": int(total.fp),
+        "fn": int(total.fn),
+        "tn": int(total.tn),
+    }
+    return result

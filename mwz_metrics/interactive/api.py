@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.inputs import InputError
-from mwz_metrics.interactive import scoring
+from mwz_metrics.interactive import export, scoring
 from mwz_metrics.interactive import sessions as session_files
 from mwz_metrics.interactive.context import InteractiveContext
 from mwz_metrics.interactive.goals import UserGoal
@@ -129,32 +130,40 @@ def score(
     resamples: int = 1000,
     seed: int = 0,
     chain: str = "mwzeval",
-    evaluator: Any = None,
+    scorable_only: bool = False,
 ) -> dict[str, Any]:
-    """Score sessions (see :mod:`.scoring`); BLEU by default only for ``replay`` sessions.
+    """Score sessions (see :mod:`.scoring`): every metric from the registry, mwzeval's Inform/Success
+    always (the session figures rest on it), richness and BLEU (``bleu``: by default only for
+    ``replay`` sessions, the only ones with references) as their spellings ask.
 
-    ``metrics``: registered metrics of dialogues to add (names or
-    :class:`~mwz_metrics.metric.MetricRequest`, ``--metric``). ``evaluator``: a
-    :class:`~mwz_metrics.multiwoz.evaluator.Evaluator` to reuse across calls (its caches stay warm);
-    by default one with the metrics this call needs."""
+    ``metrics``: registered metrics to add (names or :class:`~mwz_metrics.metric.MetricRequest`,
+    ``--metric``). ``scorable_only``: leave out a metric that needs the test set's references when
+    these sessions have none (a comparison asks every run for the same metrics), rather than refuse."""
     from mwz_metrics import metric
-    from mwz_metrics.multiwoz.evaluator import Evaluator
 
     context = context or InteractiveContext()
-    simulator = (config.get("simulator") or {}).get("name")
-    aligned = simulator == "replay"
-    if bleu is None:
-        bleu = aligned
-    if bleu and not aligned:
-        raise InputError("BLEU needs references: only sessions of the replay simulator have them")
-    loaded = metric.load_all([metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics])
-    evaluator = Evaluator(
-        bleu=bleu, success=True, richness=richness, per_dialogue=True, chain=chain, data_dir=context.data_dir
+    aligned = (config.get("simulator") or {}).get("name") == "replay"
+    spelled = {"success": True, "richness": richness, "bleu": aligned if bleu is None else bleu}
+    requests = [metric.MetricRequest(name) for name, on in spelled.items() if on]
+    requests += [metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics]
+    if scorable_only and not aligned:
+        requests = [r for r in requests if not metric.entry(r.name).needs_references]
+    inputs = metric.MetricInputs(
+        predictions=export.predictions(sessions),
+        sessions=sessions,
+        data_dir=context.data_dir,
+        resamples=resamples,
+        seed=seed,
+        settings={"chain": chain, "per_dialogue": True},
+        truth=functools.partial(scoring.session_truth, sessions, aligned=aligned),
+        aligned=aligned,
     )
-    result = scoring.score_sessions(sessions, evaluator=evaluator, aligned=aligned, resamples=resamples, seed=seed)
-    result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu)
-    inputs = metric.MetricInputs(sessions=sessions, data_dir=context.data_dir, resamples=resamples, seed=seed)
-    metric.add_to_summary(result, metric.score(loaded, inputs))
+    results = metric.score(metric.load_all(requests), inputs)
+    static = metric.assemble({name: r for name, r in results.items() if r.shared})  # mwzeval's, in one pass
+    result = scoring.score_sessions(sessions, static, resamples=resamples, seed=seed)
+    bleu_scored = "bleu" in results
+    result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu_scored)
+    metric.add_to_summary(result, {name: r for name, r in results.items() if not r.shared})
     return result
 
 

@@ -102,50 +102,38 @@ def _interval(samples: np.ndarray) -> list[float] | None:
     return [low, high]
 
 
-def score_sessions(
-    sessions: Sequence[Mapping[str, Any]],
-    *,
-    evaluator: Any,
-    aligned: bool = False,
-    resamples: int = 1000,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Every figure of the module docstring for ``sessions`` (in the order given)."""
+def session_truth(sessions: Sequence[Mapping[str, Any]], testset: Any, *, aligned: bool) -> Any:
+    """What mwzeval's Inform/Success score ``sessions`` against: each session's goal (a test dialogue's
+    exactly as ``mwz evaluate`` reads it, another goal converted) and the bookings the user asked for."""
     from mwz_metrics.multiwoz.evaluator import SessionTruth
 
-    if not sessions:
-        raise ValueError("no sessions to score")
-    normalize = evaluator.testset.chain
-    test_goals = evaluator.testset.multiwoz21["goals"]  # a test dialogue's goal exactly as mwz evaluate reads it
-    truth = SessionTruth(
+    test_goals = testset.multiwoz21["goals"]
+    return SessionTruth(
         goals={
             s["id"]: test_goals[s["id"]]
             if s["id"] in test_goals
-            else _mwzeval_goal(UserGoal.from_json(s["goal"]), normalize)
+            else _mwzeval_goal(UserGoal.from_json(s["goal"]), testset.chain)
             for s in sessions
         },
         booked={s["id"]: s["booked"] for s in sessions},
         aligned=aligned,
     )
-    static = evaluator.evaluate(export.predictions(sessions), sessions=truth)
+
+
+def score_sessions(
+    sessions: Sequence[Mapping[str, Any]],
+    static: Mapping[str, Any],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Every figure of the module docstring for ``sessions`` (in the order given); ``static``: mwzeval's
+    metrics of their system turns (:func:`mwz_metrics.metric.assemble` of the registered ``success``,
+    ``richness`` and ``bleu`` scored with :func:`session_truth`), per dialogue."""
+    if not sessions:
+        raise ValueError("no sessions to score")
     outcomes = static["success"]["per_dialogue"] if static.get("success") else {}
-    per_session = []
-    for session in sessions:
-        outcome = outcomes.get(session["id"], {"inform": {}, "success": {}})
-        counted = "total" in outcome["inform"] or "total" in outcome["success"]
-        figures = act_figures(session, outcome["inform"])
-        per_session.append(
-            {
-                "id": session["id"],
-                "inform": float(outcome["inform"].get("total", 0)) if counted else None,
-                "success": float(outcome["success"].get("total", 0)) if counted else None,
-                "complete": None if session.get("complete") is None else float(bool(session["complete"])),
-                "turns": len(export.system_turns(session)),
-                "end": session["end"]["reason"],
-                **figures,
-                "domains": _domain_outcomes(session, outcome),
-            }
-        )
+    per_session = [_session_figures(session, outcomes) for session in sessions]
     result = _summary(per_session, resamples, seed)
     for key in ("bleu", "richness"):
         if static.get(key) is not None:
@@ -159,6 +147,22 @@ def score_sessions(
     result["static_signature"] = static["signature"]
     result["warnings"] = static.get("warnings", [])
     return result
+
+
+def _session_figures(session: Mapping[str, Any], outcomes: Mapping[str, Any]) -> dict[str, Any]:
+    """One session's figures: mwzeval's outcome, the act figures, turns, how it ended, per domain."""
+    outcome = outcomes.get(session["id"], {"inform": {}, "success": {}})
+    counted = "total" in outcome["inform"] or "total" in outcome["success"]
+    return {
+        "id": session["id"],
+        "inform": float(outcome["inform"].get("total", 0)) if counted else None,
+        "success": float(outcome["success"].get("total", 0)) if counted else None,
+        "complete": None if session.get("complete") is None else float(bool(session["complete"])),
+        "turns": len(export.system_turns(session)),
+        "end": session["end"]["reason"],
+        **act_figures(session, outcome["inform"]),
+        "domains": _domain_outcomes(session, outcome),
+    }
 
 
 def _summary(per_session: list[dict[str, Any]], resamples: int, seed: int) -> dict[str, Any]:

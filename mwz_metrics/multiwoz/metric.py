@@ -1,0 +1,279 @@
+"""mwzeval's four metrics in the metric protocol (:mod:`mwz_metrics.metric`): ``success``, ``bleu``,
+``richness`` and ``dst``, registered by the built-in plugin like any contributor's metric.
+
+They form one group: asked together, one :class:`~.evaluator.Evaluator` pass reads and normalizes
+the responses once and scores each (mwzeval computes them so), and they share that pass's
+coverage, warnings and signature. Each gives its figures as results of their own (Inform and
+Success; BLEU per style; richness's seven; joint accuracy and slot F1) with what each dialogue
+contributes where a comparison asks for it (``settings["dialogue_scores"]``).
+
+Options (``--metric success:matching=intersection``) override the command's settings:
+``success`` takes ``gold_states``, ``matching``, ``name_constraints``, ``active_domains`` and
+``optimistic``; ``bleu`` takes ``styles`` (``damd+mwz22``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mwz_metrics import bootstrap
+from mwz_metrics.inputs import InputError
+from mwz_metrics.metric import MetricInputs, MetricResult
+
+logger = logging.getLogger(__name__)
+
+RICHNESS_KEYS = ("entropy", "cond_entropy", "msttr", "avg_lengths", "num_unigrams", "num_bigrams", "num_trigrams")
+DST_KEYS = ("joint_accuracy", "slot_f1")
+PARTS = ("bleu", "success", "richness", "dst")  # mwzeval's sections, in its order
+
+_OPTIONS: dict[str, tuple[str, ...]] = {
+    "success": ("gold_states", "matching", "name_constraints", "active_domains", "optimistic"),
+    "bleu": ("styles",),
+    "richness": (),
+    "dst": (),
+}
+_FLAGS = ("gold_states", "optimistic")
+# What the evaluator takes from the settings (the rest of the settings are the commands' own).
+_EVALUATOR_SETTINGS = (
+    "gold_states",
+    "chain",
+    "styles",
+    "reference_files",
+    "matching",
+    "name_constraints",
+    "active_domains",
+    "optimistic",
+    "per_dialogue",
+    "bleu_per_dialogue",
+)
+
+
+class MwzevalMetric:
+    """One of mwzeval's metrics; asked with others of the group, scored with them in one pass."""
+
+    forks = True  # pure Python and numpy: a comparison may score systems in forked workers
+
+    def __init__(self, name: str, options: Mapping[str, Any]) -> None:
+        self.name = name
+        self.options = dict(options)
+        # evaluators and test sets, shared by the group's metrics: as long as a command holds the
+        # metrics (every system of a comparison), the references and memoized queries stay warm
+        self.cache: dict[str, Any] | None = None
+
+    def score(self, inputs: MetricInputs) -> MetricResult:
+        """This metric alone (see :func:`score_together`)."""
+        return score_together([self], inputs)[self.name]
+
+    @staticmethod
+    def score_together(metrics: Sequence[MwzevalMetric], inputs: MetricInputs) -> dict[str, MetricResult]:
+        """The group's metrics in one pass (the metric protocol's ``score_together``)."""
+        return score_together(metrics, inputs)
+
+
+def _make(name: str, options: Mapping[str, str]) -> MwzevalMetric:
+    unknown = sorted(set(options) - set(_OPTIONS[name]))
+    if unknown:
+        takes = ", ".join(_OPTIONS[name]) or "no options"
+        raise TypeError(f"{name} takes {takes}, got {', '.join(unknown)}")
+    parsed: dict[str, Any] = {}
+    for key, value in options.items():
+        if key in _FLAGS:
+            if str(value).lower() not in ("true", "false"):
+                raise TypeError(f"{name}: {key} is true or false, got {value!r}")
+            parsed[key] = str(value).lower() == "true"
+        elif key == "styles":
+            parsed[key] = [s for s in str(value).split("+") if s]
+        else:
+            parsed[key] = value
+    return MwzevalMetric(name, parsed)
+
+
+def make_success(**options: str) -> MwzevalMetric:
+    """The ``success`` metric: Inform and Success rates, per domain (mwzeval)."""
+    return _make("success", options)
+
+
+def make_bleu(**options: str) -> MwzevalMetric:
+    """The ``bleu`` metric: BLEU of the normalized responses per delexicalization style (mwzeval)."""
+    return _make("bleu", options)
+
+
+def make_richness(**options: str) -> MwzevalMetric:
+    """The ``richness`` metric: lexical richness of the responses (mwzeval)."""
+    return _make("richness", options)
+
+
+def make_dst(**options: str) -> MwzevalMetric:
+    """The ``dst`` metric: joint accuracy and slot F1 of the predicted states (mwzeval)."""
+    return _make("dst", options)
+
+
+def _where() -> tuple[str, ...]:
+    """Where the data comes from besides ``data_dir`` (a changed mirror or cache is another test set)."""
+    from mwz_datasets import sources
+
+    return (os.environ.get(sources.MIRROR_ENV, ""), os.environ.get(sources.CACHE_ENV, ""))
+
+
+def _evaluator(cache: dict[str, Any], parts: Sequence[str], settings: Mapping[str, Any], data_dir: str | None) -> Any:
+    """The :class:`~.evaluator.Evaluator` of ``parts`` under ``settings``, made once per ``cache``, on
+    the test set ``settings["test_set"]`` gives (``mwz evaluate --oracle`` scores the one it built)
+    or one test set per chain, styles and data source."""
+    from mwz_metrics.multiwoz.evaluator import Evaluator
+    from mwz_metrics.multiwoz.testset import TestSet
+
+    options = {k: settings[k] for k in _EVALUATOR_SETTINGS if settings.get(k) is not None}
+    where = [str(data_dir) if data_dir else None, _where(), id(settings.get("test_set"))]
+    key = json.dumps([sorted(parts), options, where], sort_keys=True, default=str)
+    if key not in cache:
+        chain, styles = options.get("chain", "mwzeval"), options.get("styles")
+        shared = settings.get("test_set")
+        if shared is None:
+            test_key = json.dumps(["test set", chain, styles, where], default=str)
+            if test_key not in cache:
+                cache[test_key] = TestSet(chain=chain, styles=styles, data_dir=data_dir)
+            shared = cache[test_key]
+        flags: dict[str, Any] = {part: part in parts for part in PARTS}
+        cache[key] = Evaluator(**flags, testset=shared, data_dir=data_dir, **options)
+    return cache[key]
+
+
+def score_together(metrics: Sequence[MwzevalMetric], inputs: MetricInputs) -> dict[str, MetricResult]:
+    """One evaluator pass over ``inputs`` for every metric of the group asked, each its own result."""
+    settings = dict(inputs.settings)
+    for metric in metrics:
+        settings.update(metric.options)
+    parts = [part for part in PARTS if part in {m.name for m in metrics}]
+    cache = next((m.cache for m in metrics if m.cache is not None), None)
+    cache = {} if cache is None else cache
+    for metric in metrics:
+        metric.cache = cache
+    scorer = _evaluator(cache, parts, settings, inputs.data_dir)
+    predictions: Any = inputs.predictions if inputs.predictions is not None else inputs.source
+    if predictions is None:
+        raise InputError("no predictions to score")
+    truth = inputs.truth(scorer.testset) if callable(inputs.truth) else inputs.truth
+    result = scorer.evaluate(predictions, sessions=truth)
+    logger.info("mwzeval's %s: %s", "+".join(parts), ", ".join(f"{k} {v:.2f}s" for k, v in scorer.timings.items()))
+    statistics = _bleu_statistics(scorer) if "bleu" in parts and settings.get("dialogue_scores") else {}
+    out = {}
+    for metric in metrics:
+        scored = _RESULTS[metric.name](result, statistics)
+        scored.shared, scored.lines = result, _lines(metric.name, result[metric.name])
+        out[metric.name] = scored
+    return out
+
+
+def _lines(name: str, section: Mapping[str, Any]) -> list[str]:
+    """A section of ``mwz evaluate``'s table, as mwzeval's own script prints it."""
+    lines = [f"====== {name.upper()} ======"]
+    if name == "success":
+        domains = sorted(set(section["inform"]) - {"total"}) + ["total"]
+        lines.append(f"{'':15}{'inform':>10}{'success':>10}")
+        for domain in domains:
+            lines.append(f"{domain:15}{section['inform'].get(domain, 0):>10}{section['success'].get(domain, 0):>10}")
+        lines.append(f"(states: {section['states']}; active domains: {section['active_domains']})")
+    else:
+        for key, value in section.items():
+            shown = f"{value:.4f}" if isinstance(value, float) else value
+            lines.append(f"{key:15}{shown}")
+    return [*lines, ""]
+
+
+def _success(result: Mapping[str, Any], _statistics: Mapping) -> MetricResult:
+    section = result["success"]
+    outcomes = section.get("per_dialogue") or {}
+    figures = []
+    for name in ("inform", "success"):
+        # counted as mwzeval's rates count (success_lib.aggregate): a dialogue counts when either
+        # dict has a "total", and a missing outcome is a failure
+        counted = {
+            k: float(o[name].get("total", 0)) if "total" in o["inform"] or "total" in o["success"] else None
+            for k, o in outcomes.items()
+        }
+        figures.append(
+            MetricResult(
+                name,
+                section[name].get("total"),
+                scores=bootstrap.rates(counted) if outcomes else None,
+                per_domain=dict(section[name]),
+            )
+        )
+    columns: dict[str, dict[str, Any]] = {}
+    if outcomes:
+        columns = {
+            "inform": {k: o["inform"].get("total", "") for k, o in outcomes.items()},
+            "success": {k: o["success"].get("total", "") for k, o in outcomes.items()},
+            "active_domains": {
+                k: " ".join(sorted({d for t in o["active_domains"] for d in t})) for k, o in outcomes.items()
+            },
+        }
+    return MetricResult("success", section["success"].get("total"), report=section, figures=figures, columns=columns)
+
+
+def _bleu(result: Mapping[str, Any], statistics: Mapping[str, Mapping[str, list[int]]]) -> MetricResult:
+    by_domain = (result.get("bleu_details") or {}).get("per_domain") or {}
+    figures = [
+        MetricResult(
+            f"bleu:{style}",
+            value,
+            scores=bootstrap.bleu_scores(statistics[style], bleu_of_statistics) if style in statistics else None,
+            per_domain=dict(by_domain.get(style, {})),
+        )
+        for style, value in result["bleu"].items()
+    ]
+    columns = {
+        f"bleu:{style}": {k: bleu_of_statistics(stats) for k, stats in by_dialogue.items()}
+        for style, by_dialogue in statistics.items()
+    }
+    return MetricResult("bleu", None, report=result["bleu"], figures=figures, columns=columns)
+
+
+def _keyed(name: str, keys: Sequence[str]) -> Callable[[Mapping[str, Any], Mapping], MetricResult]:
+    def build(result: Mapping[str, Any], _statistics: Mapping) -> MetricResult:
+        section = result[name]
+        figures = [MetricResult(f"{name}:{key}", section[key]) for key in keys]
+        return MetricResult(name, None, report=section, figures=figures)
+
+    return build
+
+
+_RESULTS: dict[str, Callable[[Mapping[str, Any], Mapping], MetricResult]] = {
+    "success": _success,
+    "bleu": _bleu,
+    "richness": _keyed("richness", RICHNESS_KEYS),
+    "dst": _keyed("dst", DST_KEYS),
+}
+
+
+def bleu_of_statistics(stats: list[int]) -> float:
+    """BLEU of summed sacrebleu statistics (the process's scorer: the same for every style)."""
+    from mwz_metrics.multiwoz.bleu import score_of, scorer
+
+    return score_of(scorer(), [stats])
+
+
+def _bleu_statistics(scorer: Any) -> dict[str, dict[str, list[int]]]:
+    """Per style, each dialogue's summed sacrebleu statistics in the last evaluation."""
+    from mwz_metrics.multiwoz.bleu import segment_statistics
+
+    hypotheses, references = scorer.last_bleu_inputs
+    order = list(hypotheses)
+    flat_hyps = [h for key in order for h in hypotheses[key]]
+    out = {}
+    for style, per_dialogue in references.items():
+        flat_refs = [r for key in order for r in per_dialogue[key][: len(hypotheses[key])]]
+        _scorer, segments = segment_statistics(flat_refs, flat_hyps)
+        matrix = np.asarray(segments, dtype=np.int64)
+        # per-dialogue sums: cumulative sums differenced at the dialogue boundaries
+        ends = np.cumsum([len(hypotheses[key]) for key in order])
+        cumulative = np.vstack([np.zeros((1, matrix.shape[1]), dtype=np.int64), np.cumsum(matrix, axis=0)])
+        sums = cumulative[ends] - cumulative[np.concatenate([[0], ends[:-1]])]
+        out[style] = {key: [int(x) for x in row] for key, row in zip(order, sums)}
+    return out

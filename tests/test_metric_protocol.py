@@ -1,0 +1,116 @@
+"""Every metric behind one interface: mwzeval's four, coherence and fluency registered as a contributor's
+metric is (``mwz_register_dialogue_metrics``), answering :mod:`mwz_metrics.metric`'s protocol, and the
+commands taking each by name (their older flags are spellings of names)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from conftest import shared_path
+
+from mwz_metrics import metric
+from mwz_metrics.cli import main
+from mwz_metrics.inputs import InputError
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    logging.disable(logging.CRITICAL)  # in-process: the CLI's logging set-up stays the first test's
+    try:
+        code = main(["-q", *argv])
+    finally:
+        logging.disable(logging.NOTSET)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture()
+def small_system(tmp_path, monkeypatch):
+    """Twelve dialogues of a shared system's predictions, scored against the full-scale 2.2 mirror."""
+    synth22 = shared_path("data", "mirror-synth22")
+    monkeypatch.setenv("MWZ_MIRROR", str(synth22))
+    augpt = json.loads(shared_path("data", "mwzeval", "predictions", "augpt.json").read_text(encoding="utf-8"))
+    path = tmp_path / "augpt12.json"  # states and active domains: every metric of the group applies
+    path.write_text(json.dumps({k: augpt[k] for k in sorted(augpt)[:12]}), encoding="utf-8")
+    return path
+
+
+def test_every_metric_of_dialogues_is_registered_alike():
+    from mwz_plugins import get_registry
+
+    entries = get_registry().dialogue_metrics
+    assert {"success", "bleu", "richness", "dst", "coherence", "fluency"} <= set(entries)
+    assert [n for n, e in entries.items() if e.group == "mwzeval"] == ["success", "bleu", "richness", "dst"]
+    assert [n for n, e in entries.items() if e.default] == ["success", "bleu", "richness"]
+    assert {n for n, e in entries.items() if e.needs_references} == {"bleu", "dst"}
+    assert not entries["fluency"].higher_is_better
+    for name in ("success", "bleu", "richness", "dst", "fluency"):
+        made, found = metric.load(metric.MetricRequest(name))
+        assert isinstance(made, metric.Metric) and made.name == name == found.name
+
+
+def test_defaults_come_from_the_registry_when_none_of_their_group_is_asked():
+    names = [r.name for r in metric.with_defaults([metric.MetricRequest("fluency")])]
+    assert names == ["success", "bleu", "richness", "fluency"]
+    assert [r.name for r in metric.with_defaults([metric.MetricRequest("dst")])] == ["dst"]
+    loaded = metric.load_all([metric.MetricRequest(n) for n in ("fluency", "dst", "success")])
+    assert [found.name for _, found in loaded] == ["success", "dst", "fluency"]  # the registry's order
+
+
+def test_flags_are_spellings_of_registered_names(small_system, capsys):
+    code, spelled, err = _run(capsys, "evaluate", "-i", str(small_system), "-b", "-s", "--dst", "--json")
+    assert code == 0, err
+    code, named, err = _run(
+        capsys, "evaluate", "-i", str(small_system), "--metric", "dst", "--metric", "bleu", "--metric", "success", "--json"
+    )
+    assert code == 0, err
+    assert named == spelled
+    result = json.loads(named)
+    assert result["richness"] is None and result["dst"]["joint_accuracy"] is not None
+    assert "metrics=bleu+success+dst" in result["signature"]["line"]
+
+
+def test_a_metric_option_is_the_command_setting(small_system, capsys):
+    code, flag, err = _run(capsys, "evaluate", "-i", str(small_system), "-s", "--matching", "intersection", "--json")
+    assert code == 0, err
+    code, option, err = _run(
+        capsys, "evaluate", "-i", str(small_system), "--metric", "success:matching=intersection", "--json"
+    )
+    assert code == 0, err
+    assert option == flag and "matching=intersection" in json.loads(option)["signature"]["line"]
+    code, out, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "success:optimistic=maybe")
+    assert code == 2 and out == "" and "optimistic is true or false" in err and len(err.strip().splitlines()) == 1
+    code, out, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "richness:styles=damd")
+    assert code == 2 and "richness takes no options, got styles" in err
+
+
+def test_each_metric_scored_alone_equals_the_group_pass(small_system):
+    settings = {"per_dialogue": True, "dialogue_scores": True}
+    inputs = metric.MetricInputs(source=str(small_system), settings=settings)
+    together = metric.score(metric.load_all([metric.MetricRequest(n) for n in ("success", "bleu", "richness")]), inputs)
+    for name in ("success", "bleu", "richness"):
+        alone = metric.score(metric.load_all([metric.MetricRequest(name)]), inputs)[name]
+        assert alone.section() == together[name].section()
+        assert [(f.name, f.value) for f in alone.each_figure()] == [
+            (f.name, f.value) for f in together[name].each_figure()
+        ]
+    figures = {f.name: f for r in together.values() for f in r.each_figure()}
+    assert {"inform", "success", "bleu:mwz22", "richness:msttr"} <= set(figures)
+    # what each dialogue contributes gives back the figure itself
+    for name in ("inform", "success", "bleu:mwz22"):
+        assert figures[name].scores.exact() == pytest.approx(figures[name].value, abs=0.05)  # mwzeval rounds rates
+    assert sorted(together["success"].dialogue_columns()) == ["active_domains", "inform", "success"]
+
+
+def test_a_metric_that_needs_references_refuses_free_sessions(small_system):
+    from mwz_metrics.interactive import api
+
+    run = api.prepare("oracle", simulator="agenda", goals=2)
+    sessions = api.run_sessions(run, output=None)
+    with pytest.raises(InputError, match="bleu: it needs the test set's references"):
+        api.score(sessions, run.config, metrics=["bleu"], resamples=0)
+    scored = api.score(sessions, run.config, metrics=["bleu"], resamples=0, scorable_only=True)
+    assert "bleu" not in scored and "bleu=false" in scored["signature"]["line"]
+    assert "success" in scored and scored["richness"]["num_unigrams"] > 0
