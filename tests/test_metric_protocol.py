@@ -80,6 +80,11 @@ def test_a_metric_option_is_the_command_setting(small_system, capsys):
     )
     assert code == 0, err
     assert option == flag and "matching=intersection" in json.loads(option)["signature"]["line"]
+    code, flag, err = _run(capsys, "evaluate", "-i", str(small_system), "-b", "--style", "mwz22", "--style", "hdsa")
+    assert code == 0, err
+    code, option, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "bleu:styles=mwz22+hdsa")
+    assert code == 0, err
+    assert option == flag and "hdsa " in option and "augpt" not in option.split("signature:")[0]
     code, out, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "success:optimistic=maybe")
     assert code == 2 and out == "" and "optimistic is true or false" in err and len(err.strip().splitlines()) == 1
     code, out, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "richness:styles=damd")
