@@ -165,6 +165,70 @@ def _export_section(name: str, configs: dict[str, dict], skipped: list[dict[str,
     return "\n".join(lines) + "\n"
 
 
+def _known_configs(name: str, cls: Any, configs: list[str] | None) -> list[str]:
+    """The builder's config names; a selected config it does not have is an error."""
+    known = [c.name for c in cls.BUILDER_CONFIGS]
+    unknown = sorted(set(configs or []) - set(known))
+    if unknown:
+        raise ValueError(f"dataset {name}: unknown configs {unknown}; known: {known}")
+    return known
+
+
+def _builder_cache(cache_dir: str | Path | None) -> contextlib.AbstractContextManager[str]:
+    """Where the builders prepare: ``cache_dir`` where given (kept), else a temporary folder."""
+    if cache_dir is not None:
+        return contextlib.nullcontext(str(cache_dir))
+    return tempfile.TemporaryDirectory(prefix="mwz-hub-")
+
+
+def _export_configs(
+    name: str,
+    cls: Any,
+    known: list[str],
+    configs: list[str] | None,
+    folder: Path,
+    cache_dir: str | Path | None,
+    manifest: Manifest,
+) -> dict[str, dict]:
+    """Export each selected config into ``folder``; returns the results of those exported."""
+    results: dict[str, dict] = {}
+    with _builder_cache(cache_dir) as cache:
+        for config in known:
+            if configs is not None and config not in configs:
+                manifest.skip(f"dataset {name} config {config}", "not selected (--config)")
+                continue
+            result = _export_config(name, cls, config, folder, cache, manifest)
+            if result is not None:
+                results[config] = result
+    return results
+
+
+def _default_config(name: str, cls: Any, results: dict[str, dict]) -> str | None:
+    """The builder's default config where it was exported (else None, with a warning)."""
+    default = cls.DEFAULT_CONFIG_NAME if cls.DEFAULT_CONFIG_NAME in results else None
+    if default is None:
+        logger.warning(
+            "dataset %s: its default config %s is not exported; none is marked default", name, cls.DEFAULT_CONFIG_NAME
+        )
+    return default
+
+
+def _manifest_entry(folder: Path, out: Path, default: str | None, results: dict[str, dict]) -> dict[str, Any]:
+    """The manifest's record of an exported dataset: its path, default config, and each config's splits and sources."""
+    return {
+        "path": folder.relative_to(out).as_posix(),
+        "default": default,
+        "configs": {
+            c: {
+                "splits": {s: i["rows"] for s, i in r["splits"].items()},
+                "pinned": r["pinned"],
+                "sources": r["sources"],
+            }
+            for c, r in results.items()
+        },
+    }
+
+
 def export_dataset(
     name: str, out: Path, manifest: Manifest, configs: list[str] | None = None, cache_dir: str | Path | None = None
 ) -> Path | None:
@@ -182,54 +246,23 @@ def export_dataset(
         manifest.skip(f"dataset {name}", str(error))
         return None
     cls = builder_class(name)
-    known = [c.name for c in cls.BUILDER_CONFIGS]
-    unknown = sorted(set(configs or []) - set(known))
-    if unknown:
-        raise ValueError(f"dataset {name}: unknown configs {unknown}; known: {known}")
+    known = _known_configs(name, cls, configs)
     folder = out / "datasets" / name
     if folder.exists():
         shutil.rmtree(folder)  # stale shards would be picked up by the data_files globs
     folder.mkdir(parents=True)
     before = len(manifest.skipped)
-    results: dict[str, dict] = {}
-    folder_for_builders = (
-        contextlib.nullcontext(str(cache_dir))
-        if cache_dir is not None
-        else tempfile.TemporaryDirectory(prefix="mwz-hub-")
-    )
-    with folder_for_builders as cache:
-        for config in known:
-            if configs is not None and config not in configs:
-                manifest.skip(f"dataset {name} config {config}", "not selected (--config)")
-                continue
-            result = _export_config(name, cls, config, folder, cache, manifest)
-            if result is not None:
-                results[config] = result
+    results = _export_configs(name, cls, known, configs, folder, cache_dir, manifest)
     if not results:
         shutil.rmtree(folder)
         manifest.skip(f"dataset {name}", "no config could be exported")
         return None
-    default = cls.DEFAULT_CONFIG_NAME if cls.DEFAULT_CONFIG_NAME in results else None
-    if default is None:
-        logger.warning(
-            "dataset %s: its default config %s is not exported; none is marked default", name, cls.DEFAULT_CONFIG_NAME
-        )
+    default = _default_config(name, cls, results)
     metadata = _dataset_metadata(card, results, default)
     section = _export_section(name, results, manifest.skipped[before:])
     body = card.body.replace(EXPORT_MARKER, section) if EXPORT_MARKER in card.body else card.body + "\n" + section
     (folder / "README.md").write_text(cards.render(metadata, body), encoding="utf-8")
-    manifest.datasets[name] = {
-        "path": folder.relative_to(out).as_posix(),
-        "default": default,
-        "configs": {
-            c: {
-                "splits": {s: i["rows"] for s, i in r["splits"].items()},
-                "pinned": r["pinned"],
-                "sources": r["sources"],
-            }
-            for c, r in results.items()
-        },
-    }
+    manifest.datasets[name] = _manifest_entry(folder, out, default, results)
     return folder
 
 

@@ -148,13 +148,9 @@ def _auc_rows(probes: dict[str, Any]) -> list[str]:
 NO_GAIN = 0.005  # held-out AUC rises below this are read as none
 
 
-def _limit_lines(probes: dict[str, Any], speed: dict[str, Any] | None) -> list[str]:
-    """What limits the held-out AUC, from the probe numbers (and the depth timings, when given)."""
-    fit = probes.get("auc_training_dialogues")
-    if not fit:
-        return []
-    held = probes["auc"]
-    lines = [
+def _fit_lines(fit: dict[str, Any], held: dict[str, Any]) -> list[str]:
+    """The section's heading and its first bullet: the AUCs on the training dialogues beside held out."""
+    return [
         "",
         "## What limits the AUC",
         "",
@@ -166,20 +162,27 @@ def _limit_lines(probes: dict[str, Any], speed: dict[str, Any] | None) -> list[s
         "  more capacity is needed to reach the 0.95 target held out, though not shown to be enough. The gap",
         "  between the two rows (dialogues it never saw) is the second.",
     ]
-    for row in probes.get("mixes") or []:
-        other = row.get("auc_training_dialogues")
-        if not other:
-            continue
-        line = (
-            f"- {row['label']}: on the training dialogues {other['random']['roc_auc']:.4f} /"
-            f" {other['neighbour']['roc_auc']:.4f}, held out {row['auc']['random']['roc_auc']:.4f} /"
-            f" {row['auc']['neighbour']['roc_auc']:.4f} (random / neighbouring)"
-        )
-        fits_less = all(other[k]["roc_auc"] < fit[k]["roc_auc"] for k in ("random", "neighbour"))
-        no_gain = all(row["auc"][k]["roc_auc"] < held[k]["roc_auc"] + NO_GAIN for k in ("random", "neighbour"))
-        if fits_less and no_gain:
-            line += ": the gap narrowed because the model fits MultiWOZ less, not because it generalizes more"
-        lines.append(line + ".")
+
+
+def _mix_fit_line(row: dict[str, Any], fit: dict[str, Any], held: dict[str, Any]) -> str | None:
+    """A training mix's fit beside its held-out AUCs (None where it has no fit figures)."""
+    other = row.get("auc_training_dialogues")
+    if not other:
+        return None
+    line = (
+        f"- {row['label']}: on the training dialogues {other['random']['roc_auc']:.4f} /"
+        f" {other['neighbour']['roc_auc']:.4f}, held out {row['auc']['random']['roc_auc']:.4f} /"
+        f" {row['auc']['neighbour']['roc_auc']:.4f} (random / neighbouring)"
+    )
+    fits_less = all(other[k]["roc_auc"] < fit[k]["roc_auc"] for k in ("random", "neighbour"))
+    no_gain = all(row["auc"][k]["roc_auc"] < held[k]["roc_auc"] + NO_GAIN for k in ("random", "neighbour"))
+    if fits_less and no_gain:
+        line += ": the gap narrowed because the model fits MultiWOZ less, not because it generalizes more"
+    return line + "."
+
+
+def _weakest_lines(held: dict[str, Any]) -> list[str]:
+    """The weakest held-out direction and why its negatives may not all be errors (none if unsplit)."""
     weakest = min(
         (
             (kind, direction, value)
@@ -189,54 +192,75 @@ def _limit_lines(probes: dict[str, Any], speed: dict[str, Any] | None) -> list[s
         key=lambda item: item[2],
         default=None,
     )
-    if weakest:
-        kind, direction, value = weakest
-        why = {
-            "random": "many turns fit after many others (a user's next request, a closing thank-you)",
-            "neighbour": "a turn two turns away in the same dialogue is on the same topic and often fits as well",
-        }[kind]
-        lines.append(
-            f"- Weakest held out: {direction} with {kind} negatives ({value:.4f}): {why}, so some of what"
-            " these negatives count as errors is likely none; how much was not measured."
-        )
+    if not weakest:
+        return []
+    kind, direction, value = weakest
+    why = {
+        "random": "many turns fit after many others (a user's next request, a closing thank-you)",
+        "neighbour": "a turn two turns away in the same dialogue is on the same topic and often fits as well",
+    }[kind]
+    return [
+        f"- Weakest held out: {direction} with {kind} negatives ({value:.4f}): {why}, so some of what"
+        " these negatives count as errors is likely none; how much was not measured."
+    ]
+
+
+def _depth_cost_lines(speed: dict[str, Any]) -> list[str]:
+    """What each encoder depth costs in time, from the depth benchmark's output."""
+    pairs = speed["pairs"]
+    costs = ", ".join(
+        f"{layers} layer{'s' if layers != '1' else ''} {pairs / rate:.0f} s"
+        for layers, rate in sorted(speed["pairs_per_second"].items(), key=lambda kv: int(kv[0]))
+    )
+    return [
+        f"- What depth costs: the encoder's time for one system ({speed['system']}, {pairs} pairs) on"
+        f" {speed['machine']}: {costs}",
+        f"  (`benchmarks/bench_coherence_depth.py`; the whole `mwz coherence -i {speed['system']}.json` at"
+        f" {cmodel.LAYERS} layers took {speed['whole_process_s']:.0f} s). A deeper encoder that might fit better"
+        " costs time on every pair.",
+    ]
+
+
+def _limit_lines(probes: dict[str, Any], speed: dict[str, Any] | None) -> list[str]:
+    """What limits the held-out AUC, from the probe numbers (and the depth timings, when given)."""
+    fit = probes.get("auc_training_dialogues")
+    if not fit:
+        return []
+    held = probes["auc"]
+    lines = _fit_lines(fit, held)
+    for row in probes.get("mixes") or []:
+        line = _mix_fit_line(row, fit, held)
+        if line is not None:
+            lines.append(line)
+    lines += _weakest_lines(held)
     if speed:
-        pairs = speed["pairs"]
-        costs = ", ".join(
-            f"{layers} layer{'s' if layers != '1' else ''} {pairs / rate:.0f} s"
-            for layers, rate in sorted(speed["pairs_per_second"].items(), key=lambda kv: int(kv[0]))
-        )
-        lines += [
-            f"- What depth costs: the encoder's time for one system ({speed['system']}, {pairs} pairs) on"
-            f" {speed['machine']}: {costs}",
-            f"  (`benchmarks/bench_coherence_depth.py`; the whole `mwz coherence -i {speed['system']}.json` at"
-            f" {cmodel.LAYERS} layers took {speed['whole_process_s']:.0f} s). A deeper encoder that might fit better"
-            " costs time on every pair.",
-        ]
+        lines += _depth_cost_lines(speed)
     return lines
 
 
-def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None = None) -> str:
-    """The card's Markdown."""
-    meta = _meta(adapter)
-    hyper = json.loads(meta.get("hyper", "{}"))
-    gold = probes["gold"]
-    lines = [
-        "# Session coherence cross-encoder (mwz-eval)",
-        "",
-        "Whether two adjacent turns of a task-oriented dialogue are coherent, after Cheng et al. (2022),",
-        '"Is MultiWOZ a Solved Task?", section 3.2.4. A session scores the mean P(coherent) over its adjacent',
-        "pairs, 0-100. Written by `python -m mwz_metrics.coherence.research.card` from the probe run; do not edit by hand.",
-        "",
-        "## Use",
-        "",
-        "```",
-        "pip install 'mwz-eval[coherence]'",
-        "mwz coherence -i ubar.json -i damd.json --with-gold --explain     # many systems, one process",
-        "mwz coherence --gold --delex                                     # gold test sessions",
-        "python -m mwz_metrics.coherence.research.train                            # reproduces adapter.npz",
-        "python -m mwz_metrics.coherence.research.probes --predictions DIR --out probes.json",
-        "```",
-        "",
+_INTRO = [
+    "# Session coherence cross-encoder (mwz-eval)",
+    "",
+    "Whether two adjacent turns of a task-oriented dialogue are coherent, after Cheng et al. (2022),",
+    '"Is MultiWOZ a Solved Task?", section 3.2.4. A session scores the mean P(coherent) over its adjacent',
+    "pairs, 0-100. Written by `python -m mwz_metrics.coherence.research.card` from the probe run; do not edit by hand.",
+    "",
+    "## Use",
+    "",
+    "```",
+    "pip install 'mwz-eval[coherence]'",
+    "mwz coherence -i ubar.json -i damd.json --with-gold --explain     # many systems, one process",
+    "mwz coherence --gold --delex                                     # gold test sessions",
+    "python -m mwz_metrics.coherence.research.train                            # reproduces adapter.npz",
+    "python -m mwz_metrics.coherence.research.probes --predictions DIR --out probes.json",
+    "```",
+    "",
+]
+
+
+def _model_lines(adapter: Path, hyper: dict[str, Any]) -> list[str]:
+    """The Model section: the base encoder, the layers kept and the shipped delta's shape and checksum."""
+    return [
         "## Model",
         "",
         f"- Base: `{cmodel.HUB_NAME}` (MiniLM-L6), `model.safetensors` sha256 `{cmodel.BASE_SHA256}`,",
@@ -253,6 +277,12 @@ def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None =
         "- Placeholders: every style (`[value_name]`, `[restaurant_name]`, `[NAME]`, mwzeval's bare `NAME`) is",
         "  rewritten to `[NAME]` before scoring, on both turns.",
         "",
+    ]
+
+
+def _training_lines(meta: dict[str, str], hyper: dict[str, Any]) -> list[str]:
+    """The Training section: data, examples, negatives, seed, stages and time, from the adapter's metadata."""
+    return [
         "## Training",
         "",
         *_data_lines(meta),
@@ -269,6 +299,13 @@ def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None =
         f"  Stages: {_stages(meta)} (warm-up and decay restart in each, on fresh negatives).",
         f"  Took {meta.get('train_seconds')} s on this project's 2-core CPU; deterministic on a fixed thread count.",
         "",
+    ]
+
+
+def _probe_table_lines(probes: dict[str, Any]) -> list[str]:
+    """The probe table: AUCs, gold, placeholder spread, closest system, degenerate systems, Spearman."""
+    gold = probes["gold"]
+    lines = [
         f"## Probe table ({probes.get('dialogues', 1000)} MultiWOZ 2.1 test dialogues, the first by id;"
         " scored by the code behind `mwz coherence`)",
         "",
@@ -296,26 +333,35 @@ def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None =
     if "spearman" in probes:
         for key, value in probes["spearman"]["with"].items():
             lines.append(f"| Spearman with {key} ({probes['spearman']['systems']} systems) | {value:.3f} |")
-    lines += _mix_lines(probes, meta)
-    lines += _limit_lines(probes, speed)
-    if systems:
-        lines += [
-            "",
-            "## Systems (traditional evaluation: each response between the gold user turns)",
-            "",
-            "Predictions from `Tomiinek/MultiWOZ_Evaluation` @7f19ee0 (`predictions/*.json`). The difference is gold",
-            "minus the system on the same dialogues, with a paired bootstrap over dialogues (1000 resamples, seed 0).",
-            "",
-            "| system | coherence | 95% CI | gold - system | 95% CI | p | seconds |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
-        ]
-        for name, row in sorted(systems.items(), key=lambda kv: -kv[1]["coherence"]):
-            d = row["gold_minus_system"]
-            lines.append(
-                f"| {name} | {row['coherence']:.2f} | {_ci(row['ci95'])} | {d['difference']:.2f} | {_ci(d)} |"
-                f" {d['p_value']:.3f} | {row.get('seconds', '')} |"
-            )
-    lines += [
+    return lines
+
+
+def _system_lines(systems: dict[str, Any]) -> list[str]:
+    """The systems' table, most coherent first, each with its paired difference from gold (none if no system)."""
+    if not systems:
+        return []
+    lines = [
+        "",
+        "## Systems (traditional evaluation: each response between the gold user turns)",
+        "",
+        "Predictions from `Tomiinek/MultiWOZ_Evaluation` @7f19ee0 (`predictions/*.json`). The difference is gold",
+        "minus the system on the same dialogues, with a paired bootstrap over dialogues (1000 resamples, seed 0).",
+        "",
+        "| system | coherence | 95% CI | gold - system | 95% CI | p | seconds |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, row in sorted(systems.items(), key=lambda kv: -kv[1]["coherence"]):
+        d = row["gold_minus_system"]
+        lines.append(
+            f"| {name} | {row['coherence']:.2f} | {_ci(row['ci95'])} | {d['difference']:.2f} | {_ci(d)} |"
+            f" {d['p_value']:.3f} | {row.get('seconds', '')} |"
+        )
+    return lines
+
+
+def _scope_lines(probes: dict[str, Any], meta: dict[str, str]) -> list[str]:
+    """What the model can and cannot see, the separation bullet, and the version line closing the card."""
+    return [
         "",
         "## What it can and cannot see",
         "",
@@ -333,6 +379,22 @@ def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None =
         "",
         f"mwz-eval {__version__}.",
         "",
+    ]
+
+
+def render(probes: dict[str, Any], adapter: Path, speed: dict[str, Any] | None = None) -> str:
+    """The card's Markdown."""
+    meta = _meta(adapter)
+    hyper = json.loads(meta.get("hyper", "{}"))
+    lines = [
+        *_INTRO,
+        *_model_lines(adapter, hyper),
+        *_training_lines(meta, hyper),
+        *_probe_table_lines(probes),
+        *_mix_lines(probes, meta),
+        *_limit_lines(probes, speed),
+        *_system_lines(probes.get("systems", {})),
+        *_scope_lines(probes, meta),
     ]
     return "\n".join(lines)
 

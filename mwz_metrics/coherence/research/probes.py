@@ -175,6 +175,103 @@ def metric_table(path: Path) -> dict[str, dict[str, float]]:
     return table
 
 
+def _subset(predictions: dict, chosen: set[str] | None) -> dict:
+    """The predictions of the ``chosen`` dialogues (all where None)."""
+    return predictions if chosen is None else {k: v for k, v in predictions.items() if cdata.dialogue_id(k) in chosen}
+
+
+def _versus_gold(scored: dict[str, Any], gold_pairs: Any) -> dict[str, Any]:
+    """A scored system's row: its coherence and interval, and gold minus it, paired over dialogues."""
+    from mwz_metrics.coherence.report import paired_difference
+
+    difference = paired_difference(scored["pair_probabilities"], gold_pairs)
+    return {
+        "coherence": round(scored["coherence"], 2),
+        "ci95": scored["ci95"],
+        "sessions": scored["n_sessions"],
+        "gold_minus_system": difference,
+    }
+
+
+def _system_rows(
+    scorer, predictions_dir: Path, chosen: set[str] | None, gold_pairs: Any, data_dir: str | None
+) -> dict[str, Any]:
+    """Each system of ``predictions_dir`` against gold, with the seconds its scoring took."""
+    systems = {}
+    for path in sorted(Path(predictions_dir).glob("*.json")):
+        with open(path, encoding="utf-8") as f:
+            predictions = _subset(json.load(f), chosen)
+        one = time.time()
+        scored = api.score_predictions(
+            predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir, description=f"coherence ({path.stem})"
+        )
+        systems[path.stem] = {**_versus_gold(scored, gold_pairs), "seconds": round(time.time() - one, 1)}
+        logger.info(
+            "%s: %.2f (gold - system %.2f)",
+            path.stem,
+            scored["coherence"],
+            systems[path.stem]["gold_minus_system"]["difference"],
+        )
+    return systems
+
+
+def _degenerate_rows(
+    scorer, corpus: corpora.Corpus, ids: list[str] | None, gold_pairs: Any, data_dir: str | None
+) -> dict[str, Any]:
+    """Each degenerate system built from the gold sessions (:data:`~.negatives.DEGENERATES`) against gold."""
+    sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
+    users = {n: [t["text"] for t in s if t["speaker"] == cdata.USER] for n, s in sessions.items()}
+    responses = {n: [t["text"] for t in s if t["speaker"] == cdata.SYSTEM] for n, s in sessions.items()}
+    degenerate = {}
+    for kind in DEGENERATES:
+        predictions = degenerate_predictions(users, responses, kind, seed=SEED)
+        scored = api.score_predictions(
+            predictions, scorer=scorer, delexicalized=True, data_dir=data_dir, description=f"coherence ({kind})"
+        )
+        degenerate[kind] = _versus_gold(scored, gold_pairs)
+        logger.info("degenerate %s: %.2f", kind, scored["coherence"])
+    return degenerate
+
+
+def _placeholder_styles(
+    scorer, predictions_dir: Path, first: str, chosen: set[str] | None, data_dir: str | None
+) -> dict[str, Any]:
+    """System ``first`` scored with its placeholders in each style, and the spread of those scores."""
+    with open(Path(predictions_dir) / f"{first}.json", encoding="utf-8") as f:
+        predictions = _subset(json.load(f), chosen)
+    styles = {}
+    for style in ("value", "domain", "bare"):
+        scored = api.score_predictions(
+            rewrite_placeholders(predictions, style),
+            scorer=scorer,
+            delexicalized=True,
+            on_mismatch="skip",
+            data_dir=data_dir,
+            description=f"coherence ({first}, {style} placeholders)",
+        )
+        styles[style] = round(scored["coherence"], 4)
+    return {
+        "system": first,
+        "scores": styles,
+        "spread": round(max(styles.values()) - min(styles.values()), 4),
+    }
+
+
+def _spearman_row(metrics: Path, systems: dict[str, Any]) -> dict[str, Any]:
+    """Spearman's correlation of the systems' coherence with each BLEU, Success and Inform column of ``metrics``."""
+    table = metric_table(metrics)
+    names = [n for n in sorted(systems) if n in table]
+    coherence = [systems[n]["coherence"] for n in names]
+    correlations = {}
+    for metric in ("bleu", "success", "inform"):
+        keys = sorted({k for n in names for k in table[n] if k == metric or k.startswith(metric + ":")})
+        for key in keys:
+            values = [table[n].get(key, float("nan")) for n in names]
+            if not any(np.isnan(values)):
+                correlations[key] = round(spearman(coherence, values), 3)
+    return {"systems": len(names), "with": correlations}
+
+
 def run(
     predictions_dir: Path, *, metrics: Path | None = None, data_dir: str | None = None, dialogues: int | None = None
 ) -> dict[str, Any]:
@@ -185,11 +282,6 @@ def run(
     ids = sorted(corpus.dialogues)[:dialogues] if dialogues else None
     chosen = set(ids) if ids else None
 
-    def subset(predictions: dict) -> dict:
-        return (
-            predictions if chosen is None else {k: v for k, v in predictions.items() if cdata.dialogue_id(k) in chosen}
-        )
-
     started = time.time()
     result: dict[str, Any] = {"model": scorer.signature(), "dialogues": len(ids) if ids else len(corpus.dialogues)}
 
@@ -198,81 +290,15 @@ def run(
     gold_pairs = gold["pair_probabilities"]
     result["auc"] = auc_probes(scorer, corpus, ids)
     result["auc_training_dialogues"] = fit_probes(scorer, scorer.classifier.training, dialogues, data_dir)
-
-    def versus_gold(scored: dict[str, Any]) -> dict[str, Any]:
-        from mwz_metrics.coherence.report import paired_difference
-
-        difference = paired_difference(scored["pair_probabilities"], gold_pairs)
-        return {
-            "coherence": round(scored["coherence"], 2),
-            "ci95": scored["ci95"],
-            "sessions": scored["n_sessions"],
-            "gold_minus_system": difference,
-        }
-
-    systems = {}
-    for path in sorted(Path(predictions_dir).glob("*.json")):
-        with open(path, encoding="utf-8") as f:
-            predictions = subset(json.load(f))
-        one = time.time()
-        scored = api.score_predictions(
-            predictions, scorer=scorer, on_mismatch="skip", data_dir=data_dir, description=f"coherence ({path.stem})"
-        )
-        systems[path.stem] = {**versus_gold(scored), "seconds": round(time.time() - one, 1)}
-        logger.info(
-            "%s: %.2f (gold - system %.2f)",
-            path.stem,
-            scored["coherence"],
-            systems[path.stem]["gold_minus_system"]["difference"],
-        )
+    systems = _system_rows(scorer, predictions_dir, chosen, gold_pairs, data_dir)
     result["systems"] = systems
-
-    sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
-    users = {n: [t["text"] for t in s if t["speaker"] == cdata.USER] for n, s in sessions.items()}
-    responses = {n: [t["text"] for t in s if t["speaker"] == cdata.SYSTEM] for n, s in sessions.items()}
-    degenerate = {}
-    for kind in DEGENERATES:
-        predictions = degenerate_predictions(users, responses, kind, seed=SEED)
-        scored = api.score_predictions(
-            predictions, scorer=scorer, delexicalized=True, data_dir=data_dir, description=f"coherence ({kind})"
-        )
-        degenerate[kind] = versus_gold(scored)
-        logger.info("degenerate %s: %.2f", kind, scored["coherence"])
-    result["degenerate"] = degenerate
-
+    result["degenerate"] = _degenerate_rows(scorer, corpus, ids, gold_pairs, data_dir)
     if systems:
-        first = sorted(systems)[0]
-        with open(Path(predictions_dir) / f"{first}.json", encoding="utf-8") as f:
-            predictions = subset(json.load(f))
-        styles = {}
-        for style in ("value", "domain", "bare"):
-            scored = api.score_predictions(
-                rewrite_placeholders(predictions, style),
-                scorer=scorer,
-                delexicalized=True,
-                on_mismatch="skip",
-                data_dir=data_dir,
-                description=f"coherence ({first}, {style} placeholders)",
-            )
-            styles[style] = round(scored["coherence"], 4)
-        result["placeholder_styles"] = {
-            "system": first,
-            "scores": styles,
-            "spread": round(max(styles.values()) - min(styles.values()), 4),
-        }
-
+        result["placeholder_styles"] = _placeholder_styles(
+            scorer, predictions_dir, sorted(systems)[0], chosen, data_dir
+        )
     if metrics is not None and systems:
-        table = metric_table(metrics)
-        names = [n for n in sorted(systems) if n in table]
-        coherence = [systems[n]["coherence"] for n in names]
-        correlations = {}
-        for metric in ("bleu", "success", "inform"):
-            keys = sorted({k for n in names for k in table[n] if k == metric or k.startswith(metric + ":")})
-            for key in keys:
-                values = [table[n].get(key, float("nan")) for n in names]
-                if not any(np.isnan(values)):
-                    correlations[key] = round(spearman(coherence, values), 3)
-        result["spearman"] = {"systems": len(names), "with": correlations}
+        result["spearman"] = _spearman_row(metrics, systems)
     result["seconds"] = round(time.time() - started, 1)
     return result
 

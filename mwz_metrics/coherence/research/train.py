@@ -29,7 +29,7 @@ import random
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +225,102 @@ def read_adapter(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     return arrays, meta
 
 
+def _deterministic_torch(seed: int) -> Any:
+    """torch, seeded, deterministic and on THREADS threads (so a run is reproducible bit for bit)."""
+    torch = cmodel._import_torch()
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(THREADS)
+    return torch
+
+
+def _optimizer(torch: Any, adapters: dict, full: dict, output: Any, lr_scale: float, total: int) -> tuple[Any, Any]:
+    """AdamW over the trainable parameters and its schedule (linear warm-up, then linear decay over ``total`` steps)."""
+    lora_parameters = [p for m in adapters.values() for p in (m.down, m.up)]
+    full_parameters = [p for layer in full.values() for p in layer.parameters()]
+    # the output layer and the adapters start from scratch: larger steps than the pretrained layers
+    groups = [{"params": full_parameters}, {"params": list(output.parameters()), "lr": HEAD_LEARNING_RATE * lr_scale}]
+    if lora_parameters:
+        groups.append({"params": lora_parameters, "lr": LORA_LEARNING_RATE * lr_scale})
+    optimizer = torch.optim.AdamW(groups, lr=LEARNING_RATE * lr_scale, weight_decay=WEIGHT_DECAY)
+    warmup = max(1, int(total * WARMUP))
+
+    def schedule(step: int) -> float:
+        return min(1.0, (step + 1) / warmup) * max(0.0, (total - step) / max(1, total - warmup))
+
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+
+
+def _batch_loss(torch: Any, tokenizer: Any, base: Any, output: Any, batch: list[tuple[str, str, float]]) -> Any:
+    """The binary cross-entropy of one batch of (first, second, label) examples."""
+    encoded = cmodel.encode_pairs(tokenizer, [b[0] for b in batch], [b[1] for b in batch])
+    labels = torch.tensor([b[2] for b in batch], dtype=torch.float32)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=BFLOAT16):
+        hidden = base(**encoded).last_hidden_state
+    logits = output(cmodel.mean_pool(hidden.float(), encoded["attention_mask"]))[:, 0]
+    return torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+
+
+def _log_progress(step: int, total: int, running: float, started: float) -> None:
+    """Log the step, the running loss, the time taken and the time left."""
+    elapsed = time.time() - started
+    logger.info(
+        "step %d/%d loss %.4f (%.0f s, %.0f s left)",
+        step + 1,
+        total,
+        running,
+        elapsed,
+        elapsed / (step + 1) * (total - step - 1),
+    )
+
+
+def _run_steps(
+    torch: Any,
+    model: tuple[Any, Any, Any],
+    optimizer: Any,
+    scheduler: Any,
+    items: list[tuple[str, str, float]],
+    order: list[list[int]],
+    started: float,
+) -> None:
+    """One optimizer step per batch of ``order`` (``model``: tokenizer, encoder, output layer), logging progress."""
+    tokenizer, base, output = model
+    total = len(order)
+    running = 0.0
+    for step, chosen in enumerate(order):
+        loss = _batch_loss(torch, tokenizer, base, output, [items[i] for i in chosen])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        value = loss.item()
+        running = 0.98 * running + 0.02 * value if step else value
+        if step % 100 == 0 or step == total - 1:
+            _log_progress(step, total, running, started)
+
+
+def _hyper() -> str:
+    """The hyperparameters in force (module settings, as ``main`` may have overridden them), as JSON."""
+    return json.dumps(
+        {
+            "layers": LAYERS,
+            "rank": RANK,
+            "lora_layers": LORA_LAYERS,
+            "lora_lr": LORA_LEARNING_RATE,
+            "full_layers": FULL_LAYERS,
+            "alpha": cmodel.ALPHA,
+            "batch": BATCH,
+            "lr": LEARNING_RATE,
+            "head_lr": HEAD_LEARNING_RATE,
+            "warmup": WARMUP,
+            "delex_share": DELEX_SHARE,
+            "max_length": cmodel.MAX_LENGTH,
+            "threads": THREADS,
+            "bfloat16": BFLOAT16,
+        }
+    )
+
+
 def train(
     corpus: corpora.Corpus,
     *,
@@ -239,10 +335,7 @@ def train(
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Train adapters and output layer for one stage (from ``init``, an earlier stage's arrays,
     where given); returns the arrays to store and the training metadata."""
-    torch = cmodel._import_torch()
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
-    torch.set_num_threads(THREADS)
+    torch = _deterministic_torch(seed)
     rng = random.Random(seed)
 
     tokenizer, base = cmodel.load_base()
@@ -255,49 +348,13 @@ def train(
     order = batches(items, rng)
     if max_steps is not None:
         order = order[:max_steps]
-    lora_parameters = [p for m in adapters.values() for p in (m.down, m.up)]
-    full_parameters = [p for layer in full.values() for p in layer.parameters()]
-    # the output layer and the adapters start from scratch: larger steps than the pretrained layers
-    groups = [{"params": full_parameters}, {"params": list(output.parameters()), "lr": HEAD_LEARNING_RATE * lr_scale}]
-    if lora_parameters:
-        groups.append({"params": lora_parameters, "lr": LORA_LEARNING_RATE * lr_scale})
-    optimizer = torch.optim.AdamW(groups, lr=LEARNING_RATE * lr_scale, weight_decay=WEIGHT_DECAY)
     total = len(order)
-    warmup = max(1, int(total * WARMUP))
-
-    def schedule(step: int) -> float:
-        return min(1.0, (step + 1) / warmup) * max(0.0, (total - step) / max(1, total - warmup))
-
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+    optimizer, scheduler = _optimizer(torch, adapters, full, output, lr_scale, total)
     # dropout stays off (eval mode): a third faster on the CPU, and the negatives, resampled
     # every epoch, are the regularizer
     base.eval()
     started = time.time()
-    running = 0.0
-    for step, chosen in enumerate(order):
-        batch = [items[i] for i in chosen]
-        encoded = cmodel.encode_pairs(tokenizer, [b[0] for b in batch], [b[1] for b in batch])
-        labels = torch.tensor([b[2] for b in batch], dtype=torch.float32)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=BFLOAT16):
-            hidden = base(**encoded).last_hidden_state
-        logits = output(cmodel.mean_pool(hidden.float(), encoded["attention_mask"]))[:, 0]
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        scheduler.step()
-        value = loss.item()
-        running = 0.98 * running + 0.02 * value if step else value
-        if step % 100 == 0 or step == total - 1:
-            elapsed = time.time() - started
-            logger.info(
-                "step %d/%d loss %.4f (%.0f s, %.0f s left)",
-                step + 1,
-                total,
-                running,
-                elapsed,
-                elapsed / (step + 1) * (total - step - 1),
-            )
+    _run_steps(torch, (tokenizer, base, output), optimizer, scheduler, items, order, started)
     arrays = cmodel.export(adapters, full, output, rank=RANK, layers=LAYERS)
     meta = {
         "seed": str(seed),
@@ -308,27 +365,78 @@ def train(
         "training_data_sha256": data_sha,
         "training_source_sha256": str(corpus.source.get("sha256", "")),
         **({f"extra_{extra.name}_sha256": extra.sha256} if extra is not None and ratio > 0 else {}),
-        "hyper": json.dumps(
-            {
-                "layers": LAYERS,
-                "rank": RANK,
-                "lora_layers": LORA_LAYERS,
-                "lora_lr": LORA_LEARNING_RATE,
-                "full_layers": FULL_LAYERS,
-                "alpha": cmodel.ALPHA,
-                "batch": BATCH,
-                "lr": LEARNING_RATE,
-                "head_lr": HEAD_LEARNING_RATE,
-                "warmup": WARMUP,
-                "delex_share": DELEX_SHARE,
-                "max_length": cmodel.MAX_LENGTH,
-                "threads": THREADS,
-                "bfloat16": BFLOAT16,
-            }
-        ),
+        "hyper": _hyper(),
         "train_seconds": f"{time.time() - started:.0f}",
     }
     return arrays, meta
+
+
+def _stage_examples(
+    corpus: corpora.Corpus, stage: Stage, limit: int | None, extra: ExtraCorpus | None
+) -> list[tuple[str, str, float]]:
+    """The examples ``stage`` trains on (rebuilt to check or record the training data's checksum)."""
+    return examples(corpus, stage.seed, stage.epochs, limit, extra=extra, ratio=stage.extra)
+
+
+@dataclass
+class _Progress:
+    """Where a staged run stands: the last stage's arrays and metadata, the stages done, and their totals."""
+
+    arrays: dict[str, np.ndarray] | None = None
+    meta: dict[str, str] = field(default_factory=dict)
+    done: list[Stage] = field(default_factory=list)
+    seconds: int = 0
+    steps: int = 0
+    count: int = 0
+
+
+def _resumed(
+    resume: Path, stages: Sequence[Stage], corpus: corpora.Corpus, limit: int | None, extra: ExtraCorpus | None
+) -> _Progress:
+    """The progress stored in ``resume``, checked against the leading ``stages`` and their training data."""
+    arrays, meta = read_adapter(resume)
+    done = stages_of(meta)
+    if list(stages[: len(done)]) != done:
+        raise ValueError(f"{resume} was trained in stages {done}, not the leading stages of {list(stages)}")
+    rebuilt = training_data_sha256(*(_stage_examples(corpus, s, limit, extra) for s in done))
+    if rebuilt != meta["training_data_sha256"]:
+        raise ValueError(f"{resume}: its training data checksum does not match this corpus's examples")
+    progress = _Progress(arrays, meta, done)
+    progress.seconds, progress.steps = int(meta.get("train_seconds", "0")), int(meta["steps"])
+    progress.count = int(meta["examples"])
+    logger.info("resuming from %s after %d stage(s)", resume, len(done))
+    return progress
+
+
+def _run_stage(
+    progress: _Progress,
+    stage: Stage,
+    corpus: corpora.Corpus,
+    limit: int | None,
+    max_steps: int | None,
+    extra: ExtraCorpus | None,
+) -> None:
+    """Train ``stage`` from the progress's arrays (averaging with them where it says so) and add it to ``progress``."""
+    start = progress.arrays
+    arrays, meta = train(
+        corpus,
+        seed=stage.seed,
+        epochs=stage.epochs,
+        limit=limit,
+        max_steps=max_steps,
+        lr_scale=stage.lr_scale,
+        init=start,
+        extra=extra,
+        ratio=stage.extra,
+    )
+    if stage.average:
+        assert start is not None  # only a later stage averages (checked in train_stages)
+        arrays = average_arrays(start, arrays)
+    progress.arrays, progress.meta = arrays, meta
+    progress.done.append(stage)
+    progress.steps += int(meta["steps"])
+    progress.count += int(meta["examples"])
+    progress.seconds += int(meta["train_seconds"])
 
 
 def train_stages(
@@ -344,65 +452,31 @@ def train_stages(
     adapter that ran the leading stages already (checked against its metadata and the
     checksum of its training data); only the rest are run. ``extra``: the corpus a stage with
     ``extra > 0`` mixes in. Returns arrays and metadata."""
-
-    def stage_examples(stage: Stage) -> list[tuple[str, str, float]]:
-        return examples(corpus, stage.seed, stage.epochs, limit, extra=extra, ratio=stage.extra)
-
     if stages and stages[0].average:  # refused before any training, not after the first stage
         raise ValueError("the first stage has no earlier weights to average with")
-    arrays: dict[str, np.ndarray] | None = None
-    meta: dict[str, str] = {}
-    done: list[Stage] = []
-    seconds = steps = count = 0
-    if resume is not None:
-        arrays, meta = read_adapter(resume)
-        done = stages_of(meta)
-        if list(stages[: len(done)]) != done:
-            raise ValueError(f"{resume} was trained in stages {done}, not the leading stages of {list(stages)}")
-        rebuilt = training_data_sha256(*(stage_examples(s) for s in done))
-        if rebuilt != meta["training_data_sha256"]:
-            raise ValueError(f"{resume}: its training data checksum does not match this corpus's examples")
-        seconds, steps, count = int(meta.get("train_seconds", "0")), int(meta["steps"]), int(meta["examples"])
-        logger.info("resuming from %s after %d stage(s)", resume, len(done))
-    extra_meta = {k: v for k, v in meta.items() if k.startswith("extra_")}
-    for stage in stages[len(done) :]:
-        logger.info("stage %d of %d: %s", len(done) + 1, len(stages), stage)
-        start = arrays
-        arrays, meta = train(
-            corpus,
-            seed=stage.seed,
-            epochs=stage.epochs,
-            limit=limit,
-            max_steps=max_steps,
-            lr_scale=stage.lr_scale,
-            init=arrays,
-            extra=extra,
-            ratio=stage.extra,
-        )
-        extra_meta.update({k: v for k, v in meta.items() if k.startswith("extra_")})
-        if stage.average:
-            assert start is not None  # only a later stage averages (checked above)
-            arrays = average_arrays(start, arrays)
-        done.append(stage)
-        steps += int(meta["steps"])
-        count += int(meta["examples"])
-        seconds += int(meta["train_seconds"])
-    if arrays is None:
+    progress = _Progress() if resume is None else _resumed(resume, stages, corpus, limit, extra)
+    extra_meta = {k: v for k, v in progress.meta.items() if k.startswith("extra_")}
+    for stage in stages[len(progress.done) :]:
+        logger.info("stage %d of %d: %s", len(progress.done) + 1, len(stages), stage)
+        _run_stage(progress, stage, corpus, limit, max_steps, extra)
+        extra_meta.update({k: v for k, v in progress.meta.items() if k.startswith("extra_")})
+    if progress.arrays is None:
         raise ValueError("no stage left to run")
+    done, meta = progress.done, progress.meta
     meta.update(
         {
             "seed": str(done[0].seed),
             "epochs": str(sum(s.epochs for s in done)),
             "stages": json.dumps([asdict(s) for s in done]),
-            "steps": str(steps),
-            "examples": str(count),
-            "training_data_sha256": training_data_sha256(*(stage_examples(s) for s in done)),
-            "train_seconds": str(seconds),
+            "steps": str(progress.steps),
+            "examples": str(progress.count),
+            "training_data_sha256": training_data_sha256(*(_stage_examples(corpus, s, limit, extra) for s in done)),
+            "train_seconds": str(progress.seconds),
             "splits": corpus.split,
             **extra_meta,
         }
     )
-    return arrays, meta
+    return progress.arrays, meta
 
 
 def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, str]) -> None:
@@ -414,8 +488,8 @@ def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, str]) -> Non
         np.savez_compressed(f, **stored)  # type: ignore[arg-type]
 
 
-def main(argv=None) -> int:
-    """Train the adapter (and optionally run the probes for the model card); returns the exit code."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m mwz_metrics.coherence.research.train``."""
     parser = argparse.ArgumentParser(
         prog="python -m mwz_metrics.coherence.research.train", description=__doc__.splitlines()[0]
     )
@@ -445,9 +519,11 @@ def main(argv=None) -> int:
     parser.add_argument("--full-layers", type=int, help="top layers trained in full (default FULL_LAYERS)")
     parser.add_argument("--lora-layers", type=int, help="layers with LoRA below the full ones (default LORA_LAYERS)")
     parser.add_argument("--layers", type=int, help="bottom MiniLM layers kept (default LAYERS)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    return parser
 
+
+def _apply_overrides(args: argparse.Namespace) -> None:
+    """Set the module's hyperparameters that the command line gives (train reads them when it runs)."""
     module = sys.modules[__name__]
     overrides = (
         ("LEARNING_RATE", args.lr),
@@ -459,6 +535,10 @@ def main(argv=None) -> int:
     for name, value in overrides:
         if value is not None:
             setattr(module, name, value)
+
+
+def _inputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[corpora.Corpus, ExtraCorpus | None]:
+    """The training corpus and the extra corpus (None without --corpus); exits 2 on one that cannot be read."""
     try:
         corpus = training_corpus(args.split or ["validation"], args.data_dir)
     except ValueError as error:
@@ -469,9 +549,25 @@ def main(argv=None) -> int:
             extra = load_extra(args.corpus, args.data_dir)
         except (ValueError, OSError) as error:
             parser.exit(2, f"{parser.prog}: error: {error}\n")
+    return corpus, extra
+
+
+def _stages_from_args(args: argparse.Namespace) -> Sequence[Stage]:
+    """The recipe's stages, or one stage where --seed or --epochs is given."""
     stages: Sequence[Stage] = RECIPES[args.recipe]
     if args.seed is not None or args.epochs is not None:
         stages = (Stage(SEED if args.seed is None else args.seed, EPOCHS if args.epochs is None else args.epochs),)
+    return stages
+
+
+def main(argv=None) -> int:
+    """Train the adapter (and optionally run the probes for the model card); returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    _apply_overrides(args)
+    corpus, extra = _inputs(parser, args)
+    stages = _stages_from_args(args)
     try:
         arrays, meta = train_stages(
             corpus, stages, resume=args.resume, limit=args.dialogues, max_steps=args.max_steps, extra=extra

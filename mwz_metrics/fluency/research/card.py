@@ -64,31 +64,30 @@ def _mix_verdict(mixes: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(probes: dict[str, Any]) -> str:
-    """The card's Markdown."""
-    model = probes["model"]
-    systems = probes.get("systems", {})
-    values = [s["fluency"] for s in systems.values()]
-    spread = max(values) - min(values) if values else float("nan")
-    gold = probes["gold"]
-    lines = [
-        "# Sentence fluency model (mwz-eval)",
-        "",
-        'Sent-Score, after Cheng et al. (2022), "Is MultiWOZ a Solved Task?", section 3.2.3: a response\'s',
-        "mean token cross-entropy (nats per token, the sentence end included) under a language model of",
-        "MultiWOZ system turns; lower is more fluent. Written by `python -m mwz_metrics.fluency.research.card` from the",
-        "probe run; do not edit by hand.",
-        "",
-        "## Use",
-        "",
-        "```",
-        "mwz fluency -i ubar.json -i damd.json --explain 10      # many systems, one model",
-        "mwz fluency --gold                                      # the test system turns",
-        "mwz fluency -i ubar.json --model gpt2                   # any causal LM (the neural extra)",
-        "python -m mwz_metrics.fluency.research.train                     # rebuilds the default, checks it",
-        "python -m mwz_metrics.fluency.research.probes --predictions DIR --metrics compare.json --out probes.json",
-        "```",
-        "",
+_INTRO = [
+    "# Sentence fluency model (mwz-eval)",
+    "",
+    'Sent-Score, after Cheng et al. (2022), "Is MultiWOZ a Solved Task?", section 3.2.3: a response\'s',
+    "mean token cross-entropy (nats per token, the sentence end included) under a language model of",
+    "MultiWOZ system turns; lower is more fluent. Written by `python -m mwz_metrics.fluency.research.card` from the",
+    "probe run; do not edit by hand.",
+    "",
+    "## Use",
+    "",
+    "```",
+    "mwz fluency -i ubar.json -i damd.json --explain 10      # many systems, one model",
+    "mwz fluency --gold                                      # the test system turns",
+    "mwz fluency -i ubar.json --model gpt2                   # any causal LM (the neural extra)",
+    "python -m mwz_metrics.fluency.research.train                     # rebuilds the default, checks it",
+    "python -m mwz_metrics.fluency.research.probes --predictions DIR --metrics compare.json --out probes.json",
+    "```",
+    "",
+]
+
+
+def _model_lines(model: dict[str, Any], systems: dict[str, Any]) -> list[str]:
+    """The card's Model section: what was counted, from what, and why an n-gram model."""
+    return [
         "## Model",
         "",
         f"- A {model['order']}-gram interpolated modified Kneser-Ney model (Chen & Goodman 1998), counted in pure",
@@ -106,6 +105,13 @@ def render(probes: dict[str, Any]) -> str:
         "  response below from gold by far more than the systems differ (the training-mix table shows the",
         "  alternatives). Scores are per word, not per GPT-2 sub-word: they are not on the paper's scale.",
         "",
+    ]
+
+
+def _probe_lines(probes: dict[str, Any], spread: float) -> list[str]:
+    """The probe table: gold, each probe's paired difference from it, and the systems' spread."""
+    gold = probes["gold"]
+    lines = [
         f"## Probe table ({probes['dialogues']} MultiWOZ 2.1 test dialogues, {gold['responses']} system turns, delexicalized)",
         "",
         "Each probe changes every gold response; the difference is paired per response, with a bootstrap",
@@ -128,6 +134,12 @@ def render(probes: dict[str, Any]) -> str:
         "reply scores *better* than gold: fluency reads a response alone, not whether it fits (coherence does).",
         "",
     ]
+    return lines
+
+
+def _style_and_spearman_lines(probes: dict[str, Any]) -> list[str]:
+    """The placeholder-style spread and the Spearman correlations, where the probe run has them."""
+    lines: list[str] = []
     styles = probes.get("styles") or {}
     if styles:
         lines += [
@@ -144,7 +156,26 @@ def render(probes: dict[str, Any]) -> str:
             + " (BLEU, Success and Inform from `mwz compare`, coherence from its model card).",
             "",
         ]
-    lines += [
+    return lines
+
+
+def _mix_row(name: str, mix: dict[str, Any]) -> str:
+    """One training mix's table row: each probe's score with its separation from gold."""
+    mix_spread = mix["systems_spread"] or float("nan")
+
+    def cell(probe: str) -> str:
+        value = mix["probes"][probe]
+        return f"{value:.3f} ({(value - mix['gold']) / mix_spread:.2f})"
+
+    return (
+        f"| {name} | {mix['sentences']} | {mix['gold']:.3f} | {cell('shuffled_words')} | {cell('keyword_list')} | "
+        f"{cell('repeated_word')} | {cell('truncated')} | {cell('echo_user')} | {mix_spread:.3f} |"
+    )
+
+
+def _mix_lines(mixes: dict[str, Any]) -> list[str]:
+    """The training-mix section: the table of mixes and the verdict on the default."""
+    lines = [
         "## Training text: which mix, and why",
         "",
         "Each mix trains the same model; *separation* is a probe's distance from gold in spreads of the",
@@ -153,20 +184,13 @@ def render(probes: dict[str, Any]) -> str:
         "| training text | sentences | gold | shuffled (sep.) | keywords (sep.) | repeated (sep.) | truncated (sep.) | echo (sep.) | systems' spread |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    mixes = probes.get("mixes") or {}
-    for name, mix in mixes.items():
-        mix_spread = mix["systems_spread"] or float("nan")
+    lines += [_mix_row(name, mix) for name, mix in mixes.items()]
+    return lines + ["", *_mix_verdict(mixes), ""]
 
-        def cell(probe: str, mix: dict[str, Any] = mix, mix_spread: float = mix_spread) -> str:
-            value = mix["probes"][probe]
-            return f"{value:.3f} ({(value - mix['gold']) / mix_spread:.2f})"
 
-        lines.append(
-            f"| {name} | {mix['sentences']} | {mix['gold']:.3f} | {cell('shuffled_words')} | {cell('keyword_list')} | "
-            f"{cell('repeated_word')} | {cell('truncated')} | {cell('echo_user')} | {mix_spread:.3f} |"
-        )
-    lines += ["", *_mix_verdict(mixes), ""]
-    lines += [
+def _system_lines(systems: dict[str, Any]) -> list[str]:
+    """The systems' table, most fluent first, and how it compares with the paper."""
+    lines = [
         "## Systems (each response scored alone; gold minus system over the same dialogues)",
         "",
         "| system | Sent-Score | 95% CI | gold - system | 95% CI | seconds |",
@@ -177,11 +201,26 @@ def render(probes: dict[str, Any]) -> str:
         lines.append(
             f"| {name} | {row['fluency']:.3f} | {_interval(row['ci95'])} | {diff['difference']:+.3f} | {_interval(diff)} | {row['seconds']:.1f} |"
         )
-    lines += [
+    return lines + [
         "",
         "Like the paper (test set 1.44, systems 1.09-1.14 under its GPT-2), every system scores as more fluent",
         "than the human wizards: systems write shorter, more frequent phrasings.",
         "",
+    ]
+
+
+def render(probes: dict[str, Any]) -> str:
+    """The card's Markdown."""
+    systems = probes.get("systems", {})
+    values = [s["fluency"] for s in systems.values()]
+    spread = max(values) - min(values) if values else float("nan")
+    lines = [
+        *_INTRO,
+        *_model_lines(probes["model"], systems),
+        *_probe_lines(probes, spread),
+        *_style_and_spearman_lines(probes),
+        *_mix_lines(probes.get("mixes") or {}),
+        *_system_lines(systems),
     ]
     return "\n".join(lines)
 

@@ -60,41 +60,50 @@ def sgd_sentences(path: str | Path) -> list[str]:
     return sgd_system_texts(str(path))
 
 
-def fine_tune(
-    model_name: str,
-    out: str | Path,
-    *,
-    epochs: int = 1,
-    batch_size: int = 16,
-    learning_rate: float = 5e-5,
-    seed: int = 0,
-    extra: Sequence[str] = (),
-    data_dir: str | None = None,
-    max_steps: int | None = None,
-) -> dict[str, Any]:
-    """Fine-tune a causal LM on validation system turns (+ ``extra`` texts); returns its training record."""
+def _seed_everything(seed: int) -> None:
+    """Seed Python's, numpy's and torch's random generators (every random draw of a fine-tuning run)."""
     import random
 
     import numpy as np
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from mwz_metrics.fluency.text import training_sentences
 
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    texts = [" ".join(s) for s in training_sentences(data_dir)] + [" ".join(t.split()) for t in extra]
+
+
+def _load_causal_lm(model_name: str) -> tuple[Any, Any]:
+    """(tokenizer, model) of a Hugging Face causal LM, the model in training mode (padding with end of text where unset)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     tokenizer = AutoTokenizer.from_pretrained(model_name)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model = AutoModelForCausalLM.from_pretrained(model_name)
     model.train()
+    return tokenizer, model
+
+
+def _train_steps(
+    model: Any,
+    tokenizer: Any,
+    texts: list[str],
+    *,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    max_steps: int | None,
+) -> tuple[int, list[float]]:
+    """Train on ``texts`` in seeded batch order, each text between start and end of text; returns (steps, losses)."""
+    import numpy as np
+    import torch
+
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     bos = tokenizer.bos_token or tokenizer.eos_token or ""
     eos = tokenizer.eos_token or ""
     order = np.random.default_rng(seed)
-    steps, started, losses = 0, time.perf_counter(), []
+    steps, losses = 0, []
     for _epoch in range(epochs):
         permutation = order.permutation(len(texts))
         for start in range(0, len(texts), batch_size):
@@ -111,6 +120,38 @@ def fine_tune(
                 break
         if max_steps is not None and steps >= max_steps:
             break
+    return steps, losses
+
+
+def fine_tune(
+    model_name: str,
+    out: str | Path,
+    *,
+    epochs: int = 1,
+    batch_size: int = 16,
+    learning_rate: float = 5e-5,
+    seed: int = 0,
+    extra: Sequence[str] = (),
+    data_dir: str | None = None,
+    max_steps: int | None = None,
+) -> dict[str, Any]:
+    """Fine-tune a causal LM on validation system turns (+ ``extra`` texts); returns its training record."""
+    from mwz_metrics.fluency.text import training_sentences
+
+    _seed_everything(seed)
+    texts = [" ".join(s) for s in training_sentences(data_dir)] + [" ".join(t.split()) for t in extra]
+    tokenizer, model = _load_causal_lm(model_name)
+    started = time.perf_counter()
+    steps, losses = _train_steps(
+        model,
+        tokenizer,
+        texts,
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        seed=seed,
+        max_steps=max_steps,
+    )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
@@ -131,8 +172,8 @@ def fine_tune(
     return record
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Check (or write) the default model's manifest, or fine-tune a causal language model."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m mwz_metrics.fluency.research.train``."""
     parser = argparse.ArgumentParser(
         prog="python -m mwz_metrics.fluency.research.train", description=__doc__.splitlines()[0]
     )
@@ -146,30 +187,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", default=[], metavar="sgd=PATH", help="extra training text")
     parser.add_argument("--write-manifest", action="store_true", help="rewrite default_model.json")
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    if args.model:
-        if not args.out:
-            parser.error("--model needs --out DIR")
-        extra: list[str] = []
-        for spec in args.corpus:
-            name, _, path = spec.partition("=")
-            if name != "sgd" or not path:
-                parser.error(f"--corpus {spec!r}: expected sgd=PATH")
-            extra += sgd_sentences(path)
-        record = fine_tune(
-            args.model,
-            args.out,
-            epochs=args.epochs,
-            batch_size=args.batch_size,
-            learning_rate=args.learning_rate,
-            seed=args.seed,
-            extra=extra,
-            data_dir=args.data_dir,
-            max_steps=args.max_steps,
-        )
-        print(json.dumps(record, indent=2))
-        return 0
+    return parser
+
+
+def _fine_tune_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--model``: fine-tune it on the validation text (and any --corpus) and print the training record."""
+    if not args.out:
+        parser.error("--model needs --out DIR")
+    extra: list[str] = []
+    for spec in args.corpus:
+        name, _, path = spec.partition("=")
+        if name != "sgd" or not path:
+            parser.error(f"--corpus {spec!r}: expected sgd=PATH")
+        extra += sgd_sentences(path)
+    record = fine_tune(
+        args.model,
+        args.out,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        seed=args.seed,
+        extra=extra,
+        data_dir=args.data_dir,
+        max_steps=args.max_steps,
+    )
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+def _manifest_command(args: argparse.Namespace) -> int:
+    """Without ``--model``: rebuild the default model and check it against (or, with --write-manifest, write) the manifest."""
     manifest = build_manifest(args.data_dir)
     if args.write_manifest:
         MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -182,6 +229,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     close = expected is not None and abs(built - expected) <= 1e-6
     print(f"identity equal to the shipped manifest: {same}; reference score {built:.9f} (shipped {expected}): {close}")
     return 0 if same and close else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Check (or write) the default model's manifest, or fine-tune a causal language model."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if args.model:
+        return _fine_tune_command(parser, args)
+    return _manifest_command(args)
 
 
 if __name__ == "__main__":
