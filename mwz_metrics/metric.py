@@ -47,7 +47,9 @@ class MetricInputs:
     ``styles``, ``gold_states``, the Inform/Success variant, ``per_dialogue``, ``dialogue_scores``
     when a comparison resamples every figure); for sessions, ``predictions`` holds their system
     turns in mwzeval's format, ``truth`` builds their goals and bookings from the test set a metric
-    reads, and ``aligned`` says whether they replay the test dialogues.
+    reads, and ``aligned`` says whether they replay the test dialogues. ``memo``: what one metric
+    learns of the inputs that the others read too (``responses``: each dialogue's responses with
+    their values replaced by placeholders, where mwzeval's metrics found a lexicalized system).
     """
 
     predictions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
@@ -60,6 +62,7 @@ class MetricInputs:
     settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     truth: Any = None
     aligned: bool = False
+    memo: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
     _read: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -271,12 +274,49 @@ def score(loaded: Sequence[tuple[Metric, Any]], inputs: MetricInputs) -> dict[st
             result = results[metric.name]
         else:
             if not read:
-                given = inputs.predictions is None and inputs.source is not None
-                read.append(dataclasses.replace(inputs, predictions=inputs.mapping()) if given else inputs)
+                read.append(_as_read(inputs))
             result = metric.score(read[0])
         result.higher_is_better, result.version = found.higher_is_better, found.version
         out[found.name] = result
     return out
+
+
+def _as_read(inputs: MetricInputs) -> MetricInputs:
+    """``inputs`` as a metric scored on its own reads them: predictions as a mapping, and the responses
+    another metric delexicalized (``memo["responses"]``) in place of the written ones."""
+    predictions = inputs.mapping() if inputs.predictions is not None or inputs.source is not None else None
+    sessions = inputs.sessions
+    responses = inputs.memo.get("responses")
+    if responses is not None and predictions is not None:
+        predictions = {key: _turns_with(turns, responses.get(_key(key))) for key, turns in predictions.items()}
+    if responses is not None and sessions is not None:
+        sessions = [_session_with(session, responses.get(_key(str(session["id"])))) for session in sessions]
+    return dataclasses.replace(inputs, predictions=predictions, sessions=sessions)
+
+
+def _key(dialogue_id: str) -> str:
+    from mwz_metrics.inputs import dialogue_key
+
+    return dialogue_key(dialogue_id)
+
+
+def _turns_with(turns: Sequence[Mapping[str, Any]], responses: Sequence[str] | None) -> list[Any]:
+    """Predicted turns saying ``responses`` (a dialogue the delexicalizer did not see: as they were)."""
+    if responses is None or len(responses) != len(turns):
+        return list(turns)
+    return [{**turn, "response": text} for turn, text in zip(turns, responses)]
+
+
+def _session_with(session: Mapping[str, Any], responses: Sequence[str] | None) -> Mapping[str, Any]:
+    """A session whose system turns say ``responses`` (in order), the rest as it was."""
+    if not responses:
+        return session
+    texts = iter(responses)
+    turns = [
+        {**turn, "text": next(texts, turn.get("text", ""))} if turn.get("speaker") == "system" else turn
+        for turn in session.get("turns", ())
+    ]
+    return {**session, "turns": turns}
 
 
 def assemble(results: Mapping[str, MetricResult]) -> dict[str, Any]:

@@ -42,5 +42,6 @@ def mwz_register_systems(register):
     """Register the reference systems ``oracle``, ``oracle-text``, ``echo`` and ``silent``."""
     register(SystemEntry("oracle", "2.0.0", f"{_SYSTEMS}:make_oracle", "upper bound: database, acts and text"))
     register(SystemEntry("oracle-text", "2.0.0", f"{_SYSTEMS}:make_oracle_text", "the oracle without its acts"))
+    register(SystemEntry("oracle-lex", "1.0.0", f"{_SYSTEMS}:make_oracle_lex", "oracle-text speaking values"))
     register(SystemEntry("echo", "1.0.0", f"{_SYSTEMS}:make_echo", "lower bound: repeats the user"))
     register(SystemEntry("silent", "1.0.0", f"{_SYSTEMS}:make_silent", "lower bound: says nothing"))

@@ -33,6 +33,7 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     shared by ``mwz evaluate`` and ``mwz compare``."""
     metric_flags.add_arguments(parser)
     parser.add_argument("--gold-states", action="store_true", help="Inform/Success with MultiWOZ 2.2 gold states")
+    metric_flags.add_delexicalize_argument(parser)
     parser.add_argument(
         "--chain",
         default="mwzeval",
@@ -72,6 +73,7 @@ def evaluator_options(args: argparse.Namespace) -> dict[str, Any]:
         "name_constraints": args.name_constraints,
         "active_domains": args.active_domains,
         "optimistic": args.optimistic,
+        "delexicalize": args.delexicalize,
     }
 
 
@@ -148,7 +150,9 @@ def _sessions(args: argparse.Namespace) -> int:
     from mwz_metrics.interactive import api
 
     config, sessions = api.load_session_file(args.input)
-    result = api.score(sessions, config, chain=args.chain, metrics=metric_flags.requests(args))
+    result = api.score(
+        sessions, config, chain=args.chain, metrics=metric_flags.requests(args), delexicalize=args.delexicalize
+    )
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
     else:

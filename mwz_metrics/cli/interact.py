@@ -49,6 +49,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=30.0, help="HTTP systems: seconds per request (30)")
     parser.add_argument("--retries", type=int, default=2, help="HTTP systems: retries of a failed request (2)")
     metric_flags.add_arguments(parser, mwzeval=False)  # Inform/Success always; richness, BLEU (replay) by default
+    metric_flags.add_delexicalize_argument(parser)
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
     parser.add_argument(
         "--explain",
@@ -211,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
         context=context,
         metrics=metric_flags.requests(args),
         resamples=args.resamples,
+        delexicalize=args.delexicalize,
     )
     result["session_file"] = output
     if not args.score_only:

@@ -49,3 +49,15 @@ def requests(args: argparse.Namespace) -> list:
         out = [r for r in out if r.name != "fluency"] + [MetricRequest("fluency", (("model", args.fluency_model),))]
     out += [MetricRequest.parse(text) for text in args.metric]
     return out
+
+
+def add_delexicalize_argument(parser: argparse.ArgumentParser) -> None:
+    """``--delexicalize``: how responses that carry values are read (every metric reads the same)."""
+    parser.add_argument(
+        "--delexicalize",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="responses with values instead of placeholders: auto (default) replaces the values of a set that "
+        "carries more values than placeholders by mwzeval's placeholders (venue database, the dialogue's "
+        "states), always does it to every response, never reads them as written; the signature says which",
+    )

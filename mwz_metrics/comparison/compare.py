@@ -232,6 +232,7 @@ def _score_interactive(
     resamples: int,
     seed: int,
     data_dir: str | None,
+    delexicalize: str = "auto",
 ) -> dict[str, dict[str, Any]]:
     """Each session file scored as ``mwz interact`` scores it (one shared context)."""
     if not systems:
@@ -253,6 +254,7 @@ def _score_interactive(
                 resamples=resamples,
                 seed=seed,
                 scorable_only=True,
+                delexicalize=delexicalize,
             )
         except ValueError as error:
             raise InputError(f"system {name}: {error}") from None
@@ -338,6 +340,7 @@ def compare(
         resamples=resamples,
         seed=seed,
         data_dir=scoring.data_dir,
+        delexicalize=scoring.settings.get("delexicalize") or "auto",
     )
     rows = _static_rows(measured, stats)
     rows += _interactive_rows(interactive, success="success" in asked, richness="richness" in asked)

@@ -131,6 +131,7 @@ def score(
     seed: int = 0,
     chain: str = "mwzeval",
     scorable_only: bool = False,
+    delexicalize: str = "auto",
 ) -> dict[str, Any]:
     """Score sessions (see :mod:`.scoring`): every metric from the registry, mwzeval's Inform/Success
     always (the session figures rest on it), richness and BLEU (``bleu``: by default only for
@@ -138,7 +139,8 @@ def score(
 
     ``metrics``: registered metrics to add (names or :class:`~mwz_metrics.metric.MetricRequest`,
     ``--metric``). ``scorable_only``: leave out a metric that needs the test set's references when
-    these sessions have none (a comparison asks every run for the same metrics), rather than refuse."""
+    these sessions have none (a comparison asks every run for the same metrics), rather than refuse.
+    ``delexicalize``: how responses that carry values are read (:mod:`mwz_metrics.delexicalize`)."""
     from mwz_metrics import metric
 
     context = context or InteractiveContext()
@@ -154,7 +156,7 @@ def score(
         data_dir=context.data_dir,
         resamples=resamples,
         seed=seed,
-        settings={"chain": chain, "per_dialogue": True},
+        settings={"chain": chain, "per_dialogue": True, "delexicalize": delexicalize},
         truth=functools.partial(scoring.session_truth, sessions, aligned=aligned),
         aligned=aligned,
     )
@@ -186,6 +188,9 @@ def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: 
         "goals": str((config.get("goals") or {}).get("sha256", ""))[:12],
         "bleu": options["bleu"],
     }
+    static_options = ((result.get("static_signature") or {}).get("fields") or {}).get("options") or {}
+    if "delexicalized" in static_options:  # the sessions' values were read as placeholders
+        line_options["delexicalized"] = static_options["delexicalized"]
     data = source_checksums(list((config.get("data") or {}).values()))
     # the files the static scorer read besides (MultiWOZ 2.2 and reference files, for replay's BLEU)
     data.update(((result.get("static_signature") or {}).get("fields") or {}).get("data") or {})

@@ -214,48 +214,37 @@ def train(dialogues: Iterable[Mapping[str, Any]]) -> linear.LinearModel:
 
 
 class Lexicon:
-    """Writes placeholders into lexicalized text: venue names of the database, train ids, phone
-    numbers, postcodes, reference numbers, times and prices (what the reader needs to see an offer,
-    a booking or an answer in a system that writes values)."""
+    """Writes placeholders into lexicalized text: every value :class:`~mwz_metrics.delexicalize.Delexicalizer`
+    finds (the venue database's names, addresses, phones, postcodes, areas, foods, types, train ids
+    and stations; reference numbers, times, prices, days, counts, taxi cars), and an entrance that
+    is free (what the reader needs to see an offer, a booking or an answer in a system that writes values)."""
 
-    _PATTERNS = (
-        (re.compile(r"\btr ?\d{4}\b", re.IGNORECASE), "[TRAINID]"),
-        (re.compile(r"\b0\d{9,10}\b"), "[PHONE]"),
-        (re.compile(r"\bc\.?b\.?\s?\d{1,2}\s?,?\s?\d\s?[a-z]{2}\b", re.IGNORECASE), "[POST]"),
-        (re.compile(r"\b(?=[A-Z0-9]{8}\b)(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8}\b"), "[REFERENCE]"),
-        (re.compile(r"\b\d{1,2}:\d{2}\b"), "[TIME]"),
-        (re.compile(r"\b\d+(?:\.\d+)? ?(?:pounds|gbp)\b", re.IGNORECASE), "[PRICE]"),
-    )
+    _ABOUT_FEES = re.compile(r"\b(?:fee|fees|entrance|admission|cost|charge|free to|free of)\b", re.IGNORECASE)
+    _FREE = re.compile(r"\bfree\b", re.IGNORECASE)
+    _HOTEL_TYPE = re.compile(r"\b((?:is|it's) an? )hotel\b", re.IGNORECASE)
 
-    def __init__(self, names: Iterable[str]) -> None:
-        variants = set()
-        for name in names:
-            name = name.strip().lower()
-            if len(name) >= 4:
-                variants.add(name)
-                if name.startswith("the ") and len(name) > 8:
-                    variants.add(name[4:])
-        ordered = sorted(variants, key=len, reverse=True)
-        self._names = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in ordered) + r")\b") if ordered else None
+    def __init__(self, delexicalizer: Any) -> None:
+        self.delexicalizer = delexicalizer
 
     @classmethod
     def from_database(cls, database: Any) -> Lexicon:
-        """The venue names of the restaurant, hotel and attraction tables."""
-        return cls(str(r.get("name", "")) for d in ("restaurant", "hotel", "attraction") for r in database.all_rows(d))
+        """The values of ``database`` (see :mod:`mwz_metrics.delexicalize`)."""
+        from mwz_metrics.delexicalize import Delexicalizer
+
+        return cls(Delexicalizer.from_database(database))
 
     def placeholders(self, text: str) -> str:
-        """``text`` with the values it recognizes replaced by ``[SLOT]`` placeholders."""
-        for pattern, placeholder in self._PATTERNS:
-            text = pattern.sub(placeholder, text)
-        if self._names is not None:
-            lowered = text.lower()
-            pieces, position = [], 0
-            for match in self._names.finditer(lowered):
-                pieces.append(text[position : match.start()])
-                pieces.append("[NAME]")
-                position = match.end()
-            text = "".join(pieces) + text[position:]
-        return text
+        """``text`` with the values it recognizes replaced by ``[SLOT]`` placeholders (mwzeval's ontology)."""
+        from mwz_metrics.placeholders import canonical_placeholders
+
+        text = self.delexicalizer.delexicalize(text)
+        text = self._HOTEL_TYPE.sub(r"\1[value_type]", text)  # "it is a hotel": its type (too common a word to score)
+
+        def fee(sentence: re.Match) -> str:  # "it is free to enter": a fee given
+            said = sentence.group()
+            return self._FREE.sub("[value_price]", said) if self._ABOUT_FEES.search(said) else said
+
+        return canonical_placeholders(re.sub(r"[^.?!]+[.?!]*", fee, text))
 
 
 class SystemActReader:

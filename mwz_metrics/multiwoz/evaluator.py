@@ -43,6 +43,7 @@ class Options:
     per_dialogue: bool = False
     reference_files: tuple[tuple[str, str], ...] = ()
     variant: success_lib.Variant = success_lib.Variant()
+    delexicalize: str = "auto"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +95,7 @@ class Evaluator:
         active_domains: str | None = None,
         optimistic: bool = False,
         bleu_per_dialogue: bool = True,
+        delexicalize: str = "auto",
     ) -> None:
         """Options as in :class:`Options`. ``reference_files``: extra BLEU styles, name -> path of a
         file in mwzeval's format or the decoded mapping itself (dialogue id -> list of references);
@@ -101,7 +103,12 @@ class Evaluator:
         ``active_domains`` choose the Inform/Success :class:`~success_lib.Variant`
         (default mwzeval's; ``optimistic`` sets all three, single options override it).
         ``bleu_per_dialogue=False`` leaves BLEU per dialogue out of ``per_dialogue``'s details
-        (per-domain BLEU stays); it changes no number."""
+        (per-domain BLEU stays); it changes no number. ``delexicalize``: ``auto``, ``always`` or ``never``
+        (:mod:`mwz_metrics.delexicalize`: lexicalized responses read like delexicalized ones)."""
+        from mwz_metrics.delexicalize import MODES
+
+        if delexicalize not in MODES:
+            raise ValueError(f"delexicalize must be one of {', '.join(MODES)}, not {delexicalize!r}")
         self.bleu_per_dialogue = bleu_per_dialogue
         base = success_lib.Variant.optimistic() if optimistic else success_lib.Variant()
         variant = success_lib.Variant(
@@ -125,6 +132,7 @@ class Evaluator:
                 )
             ),
             variant,
+            delexicalize,
         )
         self.reference_files = dict(reference_files or {})
         self.reference_checksums: dict[str, str] = {}
@@ -134,6 +142,8 @@ class Evaluator:
         self.timings: dict[str, float] = {}
         self.last_bleu_inputs: tuple[dict[str, list[str]], dict[str, Mapping[str, Any]]] | None = None
         self.bleu_styles: list[str] = []
+        self.last_delexicalized: dict[str, list[str]] | None = None  # the responses, where values were replaced
+        self._delexicalizer: Any = None
 
     def _timed(self, name: str, started: float) -> float:
         now = time.perf_counter()
@@ -151,6 +161,7 @@ class Evaluator:
         self.timings = {}
         self._normalized_states = None
         preds = self._read(predictions, sessions)
+        preds, delexicalized = self._delexicalized(preds)
         has_states = all(turn.state is not None for turns in preds.values() for turn in turns)
         has_domains = all(turn.active_domains is not None for turns in preds.values() for turn in turns)
         use_gold = opts.success and (opts.gold_states or not has_states) and (sessions is None or sessions.aligned)
@@ -182,10 +193,36 @@ class Evaluator:
             t = self._timed("dst", t)
         reference_unknown = self.testset.reference_placeholder_warning() if "2.2" in loaded else None
         warnings.extend(w for w in (unknown.as_warning(), reference_unknown) if w)
+        warnings.extend(delexicalized.warnings())
         result["coverage"] = coverage.as_dict() if coverage else None
         result["warnings"] = warnings
-        result["signature"] = self._signature(loaded, use_gold, bleu_signature)
+        result["signature"] = self._signature(loaded, use_gold, bleu_signature, delexicalized)
         return result
+
+    def _delexicalized(self, preds: Predictions) -> tuple[Predictions, Any]:
+        """The predictions with their values replaced by placeholders where :func:`~mwz_metrics.delexicalize.decide`
+        says so (a new mapping; the input is untouched), and the decision."""
+        from mwz_metrics import delexicalize as delex
+
+        def finder() -> Any:
+            if self._delexicalizer is None:
+                self._delexicalizer = delex.Delexicalizer.from_database(self.testset.database)
+            return self._delexicalizer
+
+        responses = (turn.response for turns in preds.values() for turn in turns)
+        decision = delex.decide(responses, self.options.delexicalize, finder)
+        self.last_delexicalized = None
+        if not decision.apply:
+            return preds, decision
+        out: Predictions = {}
+        for key, turns in preds.items():
+            out[key] = []
+            for turn in turns:
+                text = finder().delexicalize(turn.response, turn.state)
+                decision.changed += text != turn.response
+                out[key].append(dataclasses.replace(turn, response=text) if text != turn.response else turn)
+        self.last_delexicalized = {key: [turn.response for turn in turns] for key, turns in out.items()}
+        return out, decision
 
     def _read(self, predictions: Mapping[str, Any] | str, sessions: SessionTruth | None) -> Predictions:
         """The validated predictions, refusing what the options cannot score."""
@@ -400,13 +437,16 @@ class Evaluator:
             out["per_dialogue"] = per_dialogue
         return out
 
-    def _signature(self, loaded: list[str], use_gold: bool, bleu_signature: str | None) -> dict[str, Any]:
+    def _signature(
+        self, loaded: list[str], use_gold: bool, bleu_signature: str | None, delexicalized: Any
+    ) -> dict[str, Any]:
         opts = dataclasses.asdict(self.options)
         opts["states"] = "gold" if use_gold else "predicted"
         variant = self.options.variant
         styles = list(self.bleu_styles) if self.options.bleu else []
         uses = [*loaded, *(f"style:{name}" for name in styles)]
-        sources = self.testset.source_signature(uses, database=self.options.success)
+        replaced = bool(delexicalized.apply and delexicalized.changed)
+        sources = self.testset.source_signature(uses, database=self.options.success or replaced)
         details: dict[str, Any] = {
             "package": f"mwz-eval {__version__}",
             "options": opts,
@@ -427,11 +467,14 @@ class Evaluator:
             }
         if self.options.bleu:
             details["sacrebleu"] = bleu_signature
+        details["delexicalize"] = delexicalized.details()
         metrics = [m for m in ("bleu", "success", "richness", "dst") if opts[m]]
         line_options: dict[str, object] = {"metrics": "+".join(metrics)}
         if self.options.success:
             line_options["states"] = opts["states"]
             line_options.update(variant.as_dict())
+        if replaced:  # the numbers read placeholders the delexicalizer wrote
+            line_options["delexicalized"] = details["delexicalize"]["delexicalizer"]
         data = source_checksums(sources)
         user_styles = []
         if self.options.bleu:

@@ -11,8 +11,11 @@ validation system turns (delexicalized with mwzeval's ``[value_*]`` placeholders
 returns are those of the template it chose, with their values.
 
 ``oracle-text`` is the same policy without its ``acts`` in the answer: the simulator must read
-its text. ``echo`` repeats the user's last turn and ``silent`` says nothing; neither keeps a
-state.
+its text. ``oracle-lex`` is ``oracle-text`` speaking values, as a system that writes words for
+people does ("Pizza Hut City Centre is in the centre"): each placeholder is filled with the value
+of the act it said, so its numbers measure what reading lexicalized words costs (the simulator's
+reader, then :mod:`mwz_metrics.delexicalize` for the scores). ``echo`` repeats the user's last turn
+and ``silent`` says nothing; neither keeps a state.
 """
 
 from __future__ import annotations
@@ -47,6 +50,50 @@ _NARROWING_SLOTS = {
     "train": ("leave", "arrive"),
 }
 _TAXI_CARS = ("black toyota", "white skoda", "red bmw", "yellow honda", "blue ford", "grey audi", "black lexus")
+# A template's placeholder -> the act slots whose values it says (oracle-lex fills it with one).
+_PLACEHOLDER_ACT_SLOTS = {
+    "value_name": ("name",),
+    "value_address": ("addr",),
+    "value_phone": ("phone",),
+    "value_postcode": ("post",),
+    "value_reference": ("ref",),
+    "value_id": ("id",),
+    "value_price": ("ticket", "price", "fee"),
+    "value_pricerange": ("price",),
+    "value_leave": ("leave",),
+    "value_arrive": ("arrive",),
+    "value_time": ("time", "leave", "arrive"),
+    "value_duration": ("time",),
+    "value_day": ("day",),
+    "value_departure": ("depart",),
+    "value_destination": ("dest",),
+    "value_place": ("depart", "dest"),
+    "value_food": ("food",),
+    "value_area": ("area",),
+    "value_type": ("type",),
+    "value_car": ("car",),
+    "value_choice": ("choice",),
+    "value_count": ("choice", "people", "stay", "stars"),
+    "value_people": ("people",),
+    "value_stay": ("stay",),
+    "value_stars": ("stars",),
+}
+# MultiWOZ's police station and hospital (not in mwzeval's database): what oracle-lex says of them.
+_SERVICES = {
+    "police": {
+        "name": "Parkside Police Station",
+        "addr": "Parkside, Cambridge",
+        "post": "cb11jg",
+        "phone": "01223358966",
+    },
+    "hospital": {
+        "name": "Addenbrookes Hospital",
+        "addr": "Hills Rd, Cambridge",
+        "post": "cb20qq",
+        "phone": "01223245151",
+    },
+}
+_NOT_VALUES = {"", "?", "none", "dontcare"}
 
 
 @dataclasses.dataclass
@@ -321,13 +368,45 @@ def _only_closing(acts: Sequence[Act]) -> bool:
     return bool(acts) and all(a.intent in ("thank", "bye", "greet") for a in acts)
 
 
-class OracleSystem:
-    """The oracle speaking the system protocol (``with_acts=False``: ``oracle-text``)."""
+def lexicalize(text: str, acts: Sequence[Act]) -> str:
+    """``text`` with each ``[value_*]`` placeholder replaced by the value of an act it says (in the
+    acts' order, each act once while others are left; police and hospital from MultiWOZ's own)."""
+    import re
 
-    def __init__(self, context: Any, *, with_acts: bool = True) -> None:
+    values: dict[str, list[str]] = {}
+    for act in acts:
+        value = act.value
+        if act.domain in _SERVICES and str(value).strip().lower() in _NOT_VALUES:
+            value = _SERVICES[act.domain].get(act.slot, value)
+        if str(value).strip().lower() == "dontcare":
+            value = "any"  # "no hotel in any area"
+        if str(value).strip().lower() not in _NOT_VALUES:
+            values.setdefault(act.slot, []).append(str(value))
+    used: dict[str, int] = {}
+
+    def fill(match: re.Match) -> str:
+        for slot in _PLACEHOLDER_ACT_SLOTS.get(match.group(1).lower(), ()):
+            said = values.get(slot)
+            if said:
+                index = used.get(slot, 0)
+                used[slot] = index + 1
+                value = said[min(index, len(said) - 1)]
+                return value.title() if slot == "name" else value  # a name as people write it
+        name = match.group(1).lower()
+        return "some" if "choice" in name or "count" in name else "not listed"  # the database's "?"
+
+    return re.sub(r"\[(value_\w+)\]", fill, text)
+
+
+class OracleSystem:
+    """The oracle speaking the system protocol (``with_acts=False``: ``oracle-text``; ``lexicalized``:
+    ``oracle-lex``, its words with values in place of placeholders)."""
+
+    def __init__(self, context: Any, *, with_acts: bool = True, lexicalized: bool = False) -> None:
         self.policy = OraclePolicy(context.database, context.system_templates)
         self.with_acts = with_acts
-        self.name = "oracle" if with_acts else "oracle-text"
+        self.lexicalized = lexicalized
+        self.name = "oracle-lex" if lexicalized else "oracle" if with_acts else "oracle-text"
 
     def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Fold the policy over the history; answer its last user turn."""
@@ -352,6 +431,8 @@ class OracleSystem:
         else:
             rng = random.Random(f"oracle:{dialogue_id}:{request.get('turn', 0)}")
             text, acts = self.policy.realize(parts, rng)
+            if self.lexicalized:
+                text = lexicalize(text, acts)
         turn: dict[str, Any] = {
             "response": text,
             "state": state.prediction_state(),
@@ -391,6 +472,11 @@ def make_oracle(context: Any, **options: Any) -> OracleSystem:
 def make_oracle_text(context: Any, **options: Any) -> OracleSystem:
     """``oracle-text``: text only."""
     return OracleSystem(context, with_acts=False, **options)
+
+
+def make_oracle_lex(context: Any, **options: Any) -> OracleSystem:
+    """``oracle-lex``: text with values, no acts."""
+    return OracleSystem(context, with_acts=False, lexicalized=True, **options)
 
 
 def make_echo(context: Any, **options: Any) -> EchoSystem:
