@@ -54,7 +54,7 @@ def _http(env: dict[str, str], goals: int, jobs: int, folder: Path) -> float:
         assert server.stdout is not None and server.stdout.readline().strip() == "ready"
         out = folder / f"http-{jobs}.jsonl"
         command = mwz_command(
-            "interact", "--system", f"http://127.0.0.1:{port}/", "--goals", str(goals), "-j", str(jobs)
+            "interact", "--system", f"http://127.0.0.1:{port}/", "--user-acts", "--goals", str(goals), "-j", str(jobs)
         )
         return timed([*command, "-o", str(out)], env)
     finally:

@@ -39,9 +39,22 @@ def mwz_register_user_simulators(register):
 
 @hookimpl
 def mwz_register_systems(register):
-    """Register the reference systems ``oracle``, ``oracle-text``, ``echo`` and ``silent``."""
-    register(SystemEntry("oracle", "2.0.0", f"{_SYSTEMS}:make_oracle", "upper bound: database, acts and text"))
-    register(SystemEntry("oracle-text", "2.0.0", f"{_SYSTEMS}:make_oracle_text", "the oracle without its acts"))
-    register(SystemEntry("oracle-lex", "1.0.0", f"{_SYSTEMS}:make_oracle_lex", "oracle-text speaking values"))
+    """Register the reference systems ``oracle``, ``oracle-text``, ``oracle-lex``, ``echo``, ``silent`` and ``llm``."""
+    # the oracle reads the user's acts whatever --user-acts says
+    register(
+        SystemEntry(
+            "oracle", "2.0.0", f"{_SYSTEMS}:make_oracle", "upper bound: database, acts and text", reads_user_acts=True
+        )
+    )
+    register(
+        SystemEntry(
+            "oracle-text", "2.0.0", f"{_SYSTEMS}:make_oracle_text", "the oracle without its acts", reads_user_acts=True
+        )
+    )
+    register(
+        SystemEntry(
+            "oracle-lex", "1.0.0", f"{_SYSTEMS}:make_oracle_lex", "oracle-text speaking values", reads_user_acts=True
+        )
+    )
     register(SystemEntry("echo", "1.0.0", f"{_SYSTEMS}:make_echo", "lower bound: repeats the user"))
     register(SystemEntry("silent", "1.0.0", f"{_SYSTEMS}:make_silent", "lower bound: says nothing"))

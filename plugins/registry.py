@@ -129,13 +129,15 @@ class SystemEntry:
 
     ``loader`` is ``"package.module:attribute"``, a callable ``make(context, **options)``
     returning an object that speaks the system protocol
-    (:mod:`mwz_metrics.interactive.protocol`); imported only when used.
+    (:mod:`mwz_metrics.interactive.protocol`); imported only when used. ``reads_user_acts``: a
+    reference system that reads the user's acts whatever the run's ``--user-acts`` says (the oracle).
     """
 
     name: str
     version: str
     loader: str
     description: str = ""
+    reads_user_acts: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

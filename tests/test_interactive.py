@@ -241,7 +241,8 @@ class _Stub:
 def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context, tmp_path):
     stub = _Stub(context)
     try:
-        run = api.prepare(stub.url, goals=60, context=context, retries=2, timeout=1.0)
+        # the stub answers with the oracle, which reads the user's acts: give them (act level)
+        run = api.prepare(stub.url, goals=60, context=context, retries=2, timeout=1.0, user_acts=True)
         stub.malformed = run.goals[3].dialogue_id
         stub.slow = run.goals[5].dialogue_id
         out = tmp_path / "http.jsonl"

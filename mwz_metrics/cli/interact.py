@@ -28,12 +28,28 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system",
         required=True,
-        help="the system under test: a registered name (oracle, oracle-text, echo, silent), an http(s):// URL, "
-        "a predictions file (its turns in order) or package.module:factory",
+        help="the system under test: a registered name (oracle, oracle-text, oracle-lex, echo, silent, llm), an "
+        "http(s):// URL, a predictions file (its turns in order) or package.module:factory (imported from the "
+        "current folder first)",
+    )
+    parser.add_argument(
+        "--system-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a keyword argument of the system's factory (repeatable; in the signature)",
+    )
+    parser.add_argument(
+        "--user-acts",
+        action="store_true",
+        help="give the system the user's dialogue acts (act level; default: the user's words only, text level; "
+        "reference systems read them anyway; in the signature)",
     )
     parser.add_argument("--simulator", default="agenda", help="the user simulator: agenda (default), replay, llm")
-    parser.add_argument("--endpoint", help="llm: an OpenAI-compatible base URL (e.g. http://localhost:8000/v1)")
-    parser.add_argument("--model", help="llm: the model name the endpoint serves")
+    parser.add_argument(
+        "--endpoint", help="--system llm / --simulator llm: an OpenAI-compatible base URL (http://localhost:8000/v1)"
+    )
+    parser.add_argument("--model", help="--system llm / --simulator llm: the model name the endpoint serves")
     parser.add_argument(
         "--simulator-option", action="append", default=[], metavar="KEY=VALUE", help="a simulator option (repeatable)"
     )
@@ -65,19 +81,37 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
 
 
-def _options(args: argparse.Namespace) -> dict[str, Any]:
+def _pairs(items: list[str], flag: str) -> dict[str, str]:
+    """``KEY=VALUE`` arguments as a mapping (``-`` in a key read as ``_``)."""
     from mwz_metrics.inputs import InputError
 
-    options: dict[str, Any] = {}
-    for item in args.simulator_option:
+    options: dict[str, str] = {}
+    for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise InputError(f"--simulator-option {item!r}: expected KEY=VALUE")
+            raise InputError(f"{flag} {item!r}: expected KEY=VALUE")
         options[key.replace("-", "_")] = value
-    if args.endpoint:
-        options["endpoint"] = args.endpoint
-    if args.model:
-        options["model"] = args.model
+    return options
+
+
+def _llm_settings(args: argparse.Namespace) -> dict[str, str]:
+    return {k: v for k, v in (("endpoint", args.endpoint), ("model", args.model)) if v}
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The simulator's options: ``--simulator-option``, and ``--endpoint``/``--model`` for ``--simulator llm``
+    (or whenever the system is not ``llm``, as before)."""
+    options = _pairs(args.simulator_option, "--simulator-option")
+    if args.simulator == "llm" or args.system != "llm":
+        options = {**_llm_settings(args), **options}
+    return options
+
+
+def _system_options(args: argparse.Namespace) -> dict[str, str]:
+    """The system's options: ``--system-option``, and ``--endpoint``/``--model`` for ``--system llm``."""
+    options = _pairs(args.system_option, "--system-option")
+    if args.system == "llm":
+        options = {**_llm_settings(args), **options}
     return options
 
 
@@ -174,38 +208,14 @@ def _progress() -> Any:
 )
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or only score) the sessions and print the scores."""
-    from mwz_metrics.inputs import InputError
-    from mwz_metrics.interactive import api, export
-    from mwz_metrics.interactive import sessions as session_files
+    from mwz_metrics.interactive import api
 
     output = args.output or _default_output(args)
     if args.score_only:
         config, sessions = api.load_session_file(output)
         context = None
     else:
-        goals = args.goals if args.goals is not None else args.dialogue
-        prepared = api.prepare(
-            args.system,
-            simulator=args.simulator,
-            simulator_options=_options(args),
-            goals=goals,
-            seed=args.seed,
-            max_turns=args.max_turns,
-            timeout=args.timeout,
-            retries=args.retries,
-            data_dir=args.data_dir,
-        )
-        if not args.resume and args.output is None:
-            logger.warning("sessions go to %s (-o to choose)", output)
-        update, bar = _progress()
-        try:
-            sessions = api.run_sessions(prepared, output=output, resume=args.resume, jobs=args.jobs, progress=update)
-        except KeyboardInterrupt:
-            raise InputError(f"interrupted: the finished sessions are in {output}; continue with --resume") from None
-        finally:
-            if bar is not None:
-                bar.close()
-        config, context = prepared.config, prepared.context
+        config, sessions, context = _run_sessions(args, output)
     result = api.score(
         sessions,
         config,
@@ -215,6 +225,49 @@ def run(args: argparse.Namespace) -> int:
         delexicalize=args.delexicalize,
     )
     result["session_file"] = output
+    _report(args, result, config, sessions, output)
+    return 0
+
+
+def _run_sessions(args: argparse.Namespace, output: str) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+    """Prepare the run, run (or resume) its sessions into ``output``: (configuration, sessions, context)."""
+    from mwz_metrics.inputs import InputError
+    from mwz_metrics.interactive import api
+
+    goals = args.goals if args.goals is not None else args.dialogue
+    prepared = api.prepare(
+        args.system,
+        simulator=args.simulator,
+        simulator_options=_options(args),
+        system_options=_system_options(args),
+        user_acts=args.user_acts,
+        goals=goals,
+        seed=args.seed,
+        max_turns=args.max_turns,
+        timeout=args.timeout,
+        retries=args.retries,
+        data_dir=args.data_dir,
+    )
+    if not args.resume and args.output is None:
+        logger.warning("sessions go to %s (-o to choose)", output)
+    update, bar = _progress()
+    try:
+        sessions = api.run_sessions(prepared, output=output, resume=args.resume, jobs=args.jobs, progress=update)
+    except KeyboardInterrupt:
+        raise InputError(f"interrupted: the finished sessions are in {output}; continue with --resume") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return prepared.config, sessions, prepared.context
+
+
+def _report(
+    args: argparse.Namespace, result: dict[str, Any], config: dict[str, Any], sessions: list, output: str
+) -> None:
+    """Print the table or the JSON, write what was asked (result, predictions, outcomes), explain failures."""
+    from mwz_metrics.interactive import export
+    from mwz_metrics.interactive import sessions as session_files
+
     if not args.score_only:
         session_files.add_outcomes(output, result["per_session"])  # per-domain outcomes beside each session
     if args.json:
@@ -229,4 +282,3 @@ def run(args: argparse.Namespace) -> int:
 
         print()
         print(explain(sessions, result["per_session"], args.explain))
-    return 0

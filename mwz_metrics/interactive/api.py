@@ -74,12 +74,18 @@ def prepare(
     retries: int = 2,
     data_dir: str | None = None,
     context: InteractiveContext | None = None,
+    system_options: Mapping[str, str] | None = None,
+    user_acts: bool = False,
 ) -> Run:
-    """Load the data, the simulator and the system, and choose the goals (nothing runs yet)."""
+    """Load the data, the simulator and the system, and choose the goals (nothing runs yet).
+
+    ``system_options``: keyword arguments of the system's factory (``--system-option``);
+    ``user_acts``: the user's acts reach the system (``--user-acts``; reference systems read them
+    anyway). Both are part of the run's configuration, hence of its signature."""
     context = context or InteractiveContext(data_dir=data_dir)
     if max_turns <= 0:
         raise InputError(f"--max-turns {max_turns}: give a positive number")
-    loaded = load_system(system, context, timeout=timeout, retries=retries)
+    loaded = load_system(system, context, timeout=timeout, retries=retries, options=system_options)
     factory, simulator_identity = load_simulator(simulator, context, simulator_options)
     chosen = _select_goals(context, goals, loaded.dialogues)
     ids = ",".join(g.dialogue_id for g in chosen)
@@ -89,6 +95,7 @@ def prepare(
         "system": loaded.identity,
         "seed": seed,
         "max_turns": max_turns,
+        "user_acts": bool(user_acts or loaded.reads_user_acts),
         "goals": {"count": len(chosen), "sha256": hashlib.sha256(ids.encode()).hexdigest()},
         "data": context.signature()["sources"],
         "derived_code": context.signature()["derived_code"],
@@ -116,6 +123,8 @@ def run_sessions(
         out=output,
         resume=resume,
         progress=progress,
+        user_acts=bool(run.config.get("user_acts", True)),
+        name=_system_label(run.config),
     )
 
 
@@ -169,12 +178,18 @@ def score(
     return result
 
 
+def _system_label(config: Mapping[str, Any]) -> str:
+    """How the run names its system (its registered name, file, URL or factory)."""
+    system = config.get("system") or {}
+    return str(system.get("name") or system.get("file") or system.get("url") or system.get("factory") or "?")
+
+
 def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: Any) -> dict[str, Any]:
     from mwz_metrics.signature import Signature, describe_chain, source_checksums
 
     simulator = config.get("simulator") or {}
     system = config.get("system") or {}
-    system_name = system.get("name") or system.get("file") or system.get("url") or system.get("factory") or "?"
+    system_name = _system_label(config)
     if system.get("sha256"):
         system_name += f"@sha256={str(system['sha256'])[:12]}"
     elif system.get("version"):
@@ -187,7 +202,12 @@ def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: 
         "sessions": result["sessions"],
         "goals": str((config.get("goals") or {}).get("sha256", ""))[:12],
         "bleu": options["bleu"],
+        "user_acts": bool(config.get("user_acts", True)),  # act level or text level, as ConvLab's with or without NLU
     }
+    if system.get("options"):  # what the factory was made with (--system-option)
+        line_options["system_options"] = "+".join(f"{k}~{v}" for k, v in sorted(system["options"].items()))
+    if system.get("prompt_sha256"):  # an LLM system: its prompt and tools (the model is in its name)
+        line_options["prompt"] = str(system["prompt_sha256"])[:12]
     static_options = ((result.get("static_signature") or {}).get("fields") or {}).get("options") or {}
     if "delexicalized" in static_options:  # the sessions' values were read as placeholders
         line_options["delexicalized"] = static_options["delexicalized"]
@@ -196,6 +216,7 @@ def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: 
     data.update(((result.get("static_signature") or {}).get("fields") or {}).get("data") or {})
     return Signature.build(
         "mwz_interact",
+        model=system.get("model"),
         data=data,
         normalizer=describe_chain(options["chain"]),
         options=line_options,

@@ -1,10 +1,12 @@
 """Finding the system and the simulator a run names (``--system``, ``--simulator``).
 
-A system is named in one of four ways: a registered name (``oracle``, ``oracle-text``, ``echo``,
-``silent`` and whatever plugins register), an ``http://`` or ``https://`` URL, a predictions
-file (``ubar.json``), or ``package.module:factory`` (the factory is called with no arguments
-and returns an object with ``respond(request)`` or a plain function). Simulators are
-registered names only (``agenda``, ``llm``, ``replay``, plugins').
+A system is named in one of four ways: a registered name (``oracle``, ``oracle-text``,
+``oracle-lex``, ``echo``, ``silent``, ``llm`` and whatever plugins register), an ``http://`` or
+``https://`` URL, a predictions file (``ubar.json``), or ``package.module:factory``: the module is
+imported from the current folder first (then the installed packages), and the factory is called
+with the run's ``--system-option KEY=VALUE`` as keyword arguments (strings), returning an object with
+``respond(request)`` or a plain function. A registered system's ``make(context, **options)`` gets the
+options too. Simulators are registered names only (``agenda``, ``llm``, ``replay``, plugins').
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,33 +32,48 @@ class LoadedSystem:
     name: str
     identity: dict[str, Any]
     dialogues: list[str] | None = None  # a predictions file's dialogues (the default goals)
+    reads_user_acts: bool = False  # a reference system: the user's acts reach it whatever the run says
 
 
-def _import(spec: str, what: str) -> Any:
+def _import(spec: str, what: str, *, here: bool = False) -> Any:
+    """``module:attribute``; ``here``: the current folder searched first, as ``python -m`` would."""
     module_name, _, attribute = spec.partition(":")
+    added = here and os.getcwd() not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise InputError(f"{what} {spec!r}: cannot import {module_name} ({error})") from None
+        hint = " (from the current folder or the installed packages)" if here else ""
+        raise InputError(f"{what} {spec!r}: cannot import {module_name}{hint} ({error})") from None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
     try:
         return getattr(module, attribute)
     except AttributeError:
         raise InputError(f"{what} {spec!r}: {module_name} has no attribute {attribute!r}") from None
 
 
-def load_system(spec: str, context: Any, *, timeout: float = 30.0, retries: int = 2) -> LoadedSystem:
-    """The system ``spec`` names (see the module docstring)."""
+def load_system(
+    spec: str,
+    context: Any,
+    *,
+    timeout: float = 30.0,
+    retries: int = 2,
+    options: Mapping[str, str] | None = None,
+) -> LoadedSystem:
+    """The system ``spec`` names (see the module docstring), made with ``options``."""
     from mwz_plugins import get_registry
 
     registry = get_registry()
+    options = dict(options or {})
     if spec in registry.systems:
-        entry = registry.systems[spec]
-        system = as_system(_import(entry.loader, "system")(context), spec)
-        owner = registry.owners[("systems", spec)]
-        return LoadedSystem(system, "registered", spec, {"name": spec, "version": entry.version, "plugin": owner})
+        return _registered(spec, context, options, timeout=timeout, retries=retries)
     if spec.startswith(("http://", "https://")):
         from mwz_metrics.interactive.systems.http import HttpSystem
 
+        _no_options(spec, options, "an HTTP system")
         system = HttpSystem(spec, timeout=timeout, retries=retries)
         return LoadedSystem(system, "http", spec, {"url": spec, "timeout": timeout, "retries": retries})
     if spec.endswith(".json") or os.path.isfile(spec):
@@ -63,26 +81,63 @@ def load_system(spec: str, context: Any, *, timeout: float = 30.0, retries: int 
 
         if not os.path.isfile(spec):
             raise InputError(f"--system {spec}: no such predictions file")
+        _no_options(spec, options, "a predictions file")
         files = PredictionsSystem(spec)
         identity = {"file": os.path.basename(spec), "sha256": files.sha256}
         return LoadedSystem(files, "file", os.path.splitext(os.path.basename(spec))[0], identity, files.dialogues())
     module, sep, attribute = spec.partition(":")
     if sep and module and attribute:
-        factory = _import(spec, "--system")
-        try:
-            made = factory()
-        except Exception as error:
-            raise InputError(f"--system {spec}: the factory failed ({type(error).__name__}: {error})") from None
-        try:
-            system = as_system(made, spec)
-        except TypeError as error:
-            raise InputError(f"--system {spec}: {error}") from None
-        return LoadedSystem(system, "python", spec, {"factory": spec})
+        return _python(spec, options)
     known = ", ".join(sorted(registry.systems))
     raise InputError(
         f"--system {spec!r}: not a registered system ({known}), an http(s):// URL, a predictions file "
         "or package.module:factory"
     )
+
+
+def _no_options(spec: str, options: Mapping[str, str], what: str) -> None:
+    if options:
+        raise InputError(f"--system {spec}: {what} takes no --system-option (got {', '.join(sorted(options))})")
+
+
+def _registered(spec: str, context: Any, options: dict[str, str], *, timeout: float, retries: int) -> LoadedSystem:
+    """A registered system, made with the context and the options (an HTTP one's timeout and retries)."""
+    from mwz_plugins import get_registry
+
+    registry = get_registry()
+    entry = registry.systems[spec]
+    make = _import(entry.loader, "system")
+    extra = {"timeout": timeout, "retries": retries} if getattr(make, "takes_http_settings", False) else {}
+    try:
+        made = make(context, **options, **extra)
+    except TypeError as error:
+        raise InputError(f"--system {spec}: {error}") from None
+    identity = {"name": spec, "version": entry.version, "plugin": registry.owners[("systems", spec)]}
+    if options:
+        identity["options"] = options
+    describe = getattr(made, "identity", None)
+    if callable(describe):  # what the system's numbers depend on besides its name (a model, a prompt)
+        identity.update(describe())
+    return LoadedSystem(as_system(made, spec), "registered", spec, identity, reads_user_acts=entry.reads_user_acts)
+
+
+def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
+    """``package.module:factory`` from the current folder first, called with the options."""
+    factory = _import(spec, "--system", here=True)
+    try:
+        made = factory(**options)
+    except TypeError as error:
+        raise InputError(f"--system {spec}: the factory does not take these options ({error})") from None
+    except Exception as error:
+        raise InputError(f"--system {spec}: the factory failed ({type(error).__name__}: {error})") from None
+    try:
+        system = as_system(made, spec)
+    except TypeError as error:
+        raise InputError(f"--system {spec}: {error}") from None
+    identity: dict[str, Any] = {"factory": spec}
+    if options:
+        identity["options"] = options
+    return LoadedSystem(system, "python", spec, identity)
 
 
 def load_simulator(

@@ -4,18 +4,26 @@ Every session is seeded by the run's seed and its dialogue id, and the system se
 request of :mod:`.protocol`, so sessions are independent: ``jobs`` of them run at once (threads;
 what helps is a system that waits, such as an HTTP endpoint), and a resumed run gives the same
 sessions as an uninterrupted one. A failing system or simulator ends its own session with a
-recorded reason (:data:`~.protocol.END_REASONS`); the run goes on.
+recorded reason (:data:`~.protocol.END_REASONS`) naming the system, the session and the turn; the
+run goes on.
+
+The user's acts reach the system only where the run says so (``user_acts``: act level, as
+ConvLab evaluates a system without its NLU); otherwise the system reads the user's words alone.
+What a system's code prints while it answers (``print``, a library's warnings) never reaches
+mwz's own output: it is captured per session and turn and logged (``mwz -v interact`` shows it).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import logging
 import random
+import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +31,11 @@ from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive import sessions as session_files
 from mwz_metrics.interactive.acts import acts_json
 from mwz_metrics.interactive.goals import UserGoal
-from mwz_metrics.interactive.protocol import SessionEnd, System, parse_system_turn
+from mwz_metrics.interactive.protocol import SessionEnd, System, SystemTurn, parse_system_turn
 from mwz_metrics.interactive.simulators.base import SimulatorFactory
 
 logger = logging.getLogger(__name__)
+system_output = logging.getLogger("mwz.system")  # what systems print, at DEBUG (shown with -v)
 
 DEFAULT_MAX_TURNS = 20
 
@@ -40,6 +49,147 @@ def _end(reason: str, detail: str = "") -> dict[str, str]:
     return {"reason": reason, **({"detail": detail[:300]} if detail else {})}
 
 
+# -- what systems print ---------------------------------------------------------------------
+
+_answering = threading.local()  # .buffer: what the system answering in this thread has printed
+
+
+class _Routed:
+    """``sys.stdout`` or ``sys.stderr`` while sessions run: a thread answering for a system writes
+    into its buffer; every other write goes to the real stream."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        buffer = getattr(_answering, "buffer", None)
+        if buffer is None:
+            return self.stream.write(text)
+        buffer.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if getattr(_answering, "buffer", None) is None:
+            self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def captured_output() -> Iterator[None]:
+    """Route ``sys.stdout`` and ``sys.stderr`` (see :class:`_Routed`) for the duration."""
+    if isinstance(sys.stdout, _Routed):  # already routed (a run inside a run)
+        yield
+        return
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Routed(saved[0]), _Routed(saved[1])  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _ask(system: System, request: Mapping[str, Any], label: str) -> Any:
+    """The system's answer; what it printed meanwhile logged under ``label`` (system, session, turn)."""
+    _answering.buffer = []
+    try:
+        return system.respond(request)
+    finally:
+        printed = "".join(_answering.buffer)
+        _answering.buffer = None
+        for line in printed.rstrip().splitlines():
+            system_output.debug("%s: %s", label, line)
+
+
+# -- one session ----------------------------------------------------------------------------
+
+
+class _Session:
+    """One session as it runs: its records, what the system has seen, how it ended."""
+
+    def __init__(self, goal: UserGoal, system: System, *, name: str, user_acts: bool) -> None:
+        self.goal, self.system, self.name, self.user_acts = goal, system, name, user_acts
+        self.turns: list[dict[str, Any]] = []
+        self.history: list[dict[str, Any]] = []  # what the system sees: copies, so that it cannot touch the records
+        self.booked: list[list[str]] = []
+        self.end: dict[str, str] | None = None
+        self.simulator: Any = None
+
+    def where(self, index: int) -> str:
+        """``system NAME, session ID, turn N``: what an error names."""
+        return f"system {self.name}, session {self.goal.dialogue_id}, turn {index}"
+
+    def start(self, factory: SimulatorFactory, rng: random.Random) -> Any:
+        """The simulator's first user turn (None, the session ended, if the simulator failed)."""
+        try:
+            self.simulator = factory.session(self.goal, rng)
+            return self.simulator.start()
+        except Exception as error:  # a plugin's simulator: whatever it raises ends this session only
+            self.end = _end("simulator_error", f"{type(error).__name__}: {error}")
+            return None
+
+    def hear(self, user: Any) -> None:
+        """Record the user's turn; the system's view of it without the acts unless the run gives them."""
+        self.turns.append(user.record())
+        seen = _copy(self.turns[-1])
+        if not self.user_acts:
+            seen.pop("acts", None)
+        self.history.append(seen)
+
+    def answer(self, index: int) -> SystemTurn | None:
+        """The system's validated turn ``index`` (None, the session ended, if it failed)."""
+        request = {"dialogue_id": self.goal.dialogue_id, "turn": index, "history": list(self.history)}
+        try:
+            return parse_system_turn(_ask(self.system, request, self.where(index)), self.goal.dialogue_id, index)
+        except SessionEnd as stop:
+            self.end = _end(stop.reason, f"{self.where(index)}: {stop.detail}" if stop.detail else self.where(index))
+        except Exception as error:  # the system under test: its failure is a finding, not a crash
+            self.end = _end("system_error", f"{self.where(index)}: {type(error).__name__}: {error}")
+            logger.info("%s failed: %s: %s", self.where(index), type(error).__name__, error)
+        return None
+
+    def reply(self, turn: SystemTurn, user: Any, index: int) -> Any:
+        """The simulator reads the system's turn; the user's next turn (None when the session ends)."""
+        self.booked.append(list(user.booked))
+        record = turn.record()
+        try:
+            understood = self.simulator.observe(turn)
+            self.history.append(_copy(record))
+            if turn.acts is None:
+                record["read_acts"] = acts_json(understood)
+            self.turns.append(record)
+            if user.final:
+                self.end = _end("user_done")
+                return None
+            return self.simulator.next_turn()
+        except Exception as error:
+            if not self.turns or self.turns[-1] is not record:
+                self.turns.append(record)
+            self.end = _end(
+                "simulator_error", f"session {self.goal.dialogue_id}, turn {index}: {type(error).__name__}: {error}"
+            )
+            return None
+
+    def record(self) -> dict[str, Any]:
+        """The record a session file stores (see :mod:`.sessions`)."""
+        end = self.end or _end("max_turns")
+        simulator = self.simulator
+        session: dict[str, Any] = {
+            "id": self.goal.dialogue_id,
+            "goal": self.goal.as_json(),
+            "turns": self.turns,
+            "booked": self.booked,
+            "end": end,
+            "complete": simulator.complete() if simulator is not None and end["reason"] != "simulator_error" else None,
+            "details": simulator.details() if simulator is not None else {},
+        }
+        report = getattr(self.system, "report", None)
+        if callable(report):
+            session["system_report"] = report(self.goal.dialogue_id)
+        return session
+
+
 def run_session(
     goal: UserGoal,
     factory: SimulatorFactory,
@@ -47,62 +197,57 @@ def run_session(
     *,
     seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS,
+    user_acts: bool = True,
+    name: str = "",
 ) -> dict[str, Any]:
-    """One session of ``goal``: the record a session file stores (see :mod:`.sessions`)."""
-    rng = random.Random(f"{seed}:{goal.dialogue_id}")
-    turns: list[dict[str, Any]] = []
-    history: list[dict[str, Any]] = []  # what the system sees: copies, so that it cannot touch the records
-    booked: list[list[str]] = []
-    end: dict[str, str] | None = None
-    simulator = None
-    try:
-        simulator = factory.session(goal, rng)
-        user = simulator.start()
-    except Exception as error:  # a plugin's simulator: whatever it raises ends this session only
-        end = _end("simulator_error", f"{type(error).__name__}: {error}")
-    for index in range(max_turns if end is None else 0):
-        turns.append(user.record())
-        history.append(_copy(turns[-1]))
-        request = {"dialogue_id": goal.dialogue_id, "turn": index, "history": list(history)}
+    """One session of ``goal``: the record a session file stores (see :mod:`.sessions`). ``user_acts``:
+    whether the system sees the user's acts; ``name``: the system's, for the errors."""
+    session = _Session(goal, system, name=name or getattr(system, "name", "") or "under test", user_acts=user_acts)
+    user = session.start(factory, random.Random(f"{seed}:{goal.dialogue_id}"))
+    for index in range(max_turns if user is not None else 0):
+        session.hear(user)
+        turn = session.answer(index)
+        if turn is None:
+            break
+        user = session.reply(turn, user, index)
+        if user is None:
+            break
+    return session.record()
+
+
+# -- every session ----------------------------------------------------------------------------
+
+
+def _resumed(out: str | Path | None, run: Mapping[str, Any], goals: Sequence[UserGoal]) -> dict[str, dict[str, Any]]:
+    """The sessions an interrupted run of the same configuration already wrote to ``out``."""
+    if out is None or not Path(out).is_file():
+        raise InputError(f"--resume: no session file {out} to continue")
+    previous, stored = session_files.read(out, repair=True)
+    if dict(previous) != dict(run):
+        changed = sorted(k for k in set(previous) | set(run) if previous.get(k) != run.get(k))
+        raise InputError(f"--resume: {out} was written by another run configuration (differs in {', '.join(changed)})")
+    done = {s["id"]: s for s in stored}
+    logger.info("resuming %s: %d of %d sessions already done", out, len(done), len(goals))
+    return done
+
+
+def _in_flight(
+    work: Callable[[UserGoal], dict[str, Any]], todo: Sequence[UserGoal], jobs: int
+) -> Iterator[dict[str, Any]]:
+    """Each goal's session as it finishes: one after another, or ``jobs`` at once in threads."""
+    if jobs <= 1:
+        for goal in todo:
+            yield work(goal)
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(work, goal) for goal in todo]
         try:
-            turn = parse_system_turn(system.respond(request), goal.dialogue_id, index)
-        except SessionEnd as stop:
-            end = _end(stop.reason, stop.detail)
-            break
-        except Exception as error:  # the system under test: its failure is a finding, not a crash
-            end = _end("system_error", f"{type(error).__name__}: {error}")
-            break
-        booked.append(list(user.booked))
-        record = turn.record()
-        try:
-            understood = simulator.observe(turn)  # type: ignore[union-attr]
-            history.append(_copy(record))
-            if turn.acts is None:
-                record["read_acts"] = acts_json(understood)
-            turns.append(record)
-            if user.final:
-                end = _end("user_done")
-                break
-            user = simulator.next_turn()  # type: ignore[union-attr]
-        except Exception as error:
-            turns.append(record)
-            end = _end("simulator_error", f"{type(error).__name__}: {error}")
-            break
-    if end is None:
-        end = _end("max_turns")
-    session: dict[str, Any] = {
-        "id": goal.dialogue_id,
-        "goal": goal.as_json(),
-        "turns": turns,
-        "booked": booked,
-        "end": end,
-        "complete": simulator.complete() if simulator is not None and end["reason"] != "simulator_error" else None,
-        "details": simulator.details() if simulator is not None else {},
-    }
-    report = getattr(system, "report", None)
-    if callable(report):
-        session["system_report"] = report(goal.dialogue_id)
-    return session
+            for future in concurrent.futures.as_completed(futures):
+                yield future.result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
 
 def run_all(
@@ -117,54 +262,34 @@ def run_all(
     out: str | Path | None = None,
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    user_acts: bool = True,
+    name: str = "",
 ) -> list[dict[str, Any]]:
     """Every goal's session, in goal order; each appended to ``out`` as it finishes.
 
     With ``resume``, ``out`` must be a session file of the same ``run`` configuration: its
-    sessions are kept and only the missing goals are run.
+    sessions are kept and only the missing goals are run. What the system prints is captured
+    (see the module docstring).
     """
-    done: dict[str, dict[str, Any]] = {}
-    if resume:
-        if out is None or not Path(out).is_file():
-            raise InputError(f"--resume: no session file {out} to continue")
-        previous, stored = session_files.read(out, repair=True)
-        if dict(previous) != dict(run):
-            changed = sorted(k for k in set(previous) | set(run) if previous.get(k) != run.get(k))
-            raise InputError(
-                f"--resume: {out} was written by another run configuration (differs in {', '.join(changed)})"
-            )
-        done = {s["id"]: s for s in stored}
-        logger.info("resuming %s: %d of %d sessions already done", out, len(done), len(goals))
+    done = _resumed(out, run, goals) if resume else {}
     todo = [g for g in goals if g.dialogue_id not in done]
     writer = session_files.SessionWriter(out, run, append=resume) if out is not None else None
     results = dict(done)
     lock = threading.Lock()
     started = time.perf_counter()
 
-    def finish(session: dict[str, Any]) -> None:
-        with lock:
-            results[session["id"]] = session
-            if writer is not None:
-                writer.write(session)
-            if progress is not None:
-                progress(len(results), len(goals))
+    def work(goal: UserGoal) -> dict[str, Any]:
+        return run_session(goal, factory, system, seed=seed, max_turns=max_turns, user_acts=user_acts, name=name)
 
     try:
-        if jobs <= 1:
-            for goal in todo:
-                finish(run_session(goal, factory, system, seed=seed, max_turns=max_turns))
-        else:
-            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = [
-                    pool.submit(run_session, goal, factory, system, seed=seed, max_turns=max_turns) for goal in todo
-                ]
-                try:
-                    for future in concurrent.futures.as_completed(futures):
-                        finish(future.result())
-                except BaseException:
-                    for future in futures:
-                        future.cancel()
-                    raise
+        with captured_output():
+            for session in _in_flight(work, todo, jobs):
+                with lock:
+                    results[session["id"]] = session
+                    if writer is not None:
+                        writer.write(session)
+                    if progress is not None:
+                        progress(len(results), len(goals))
     finally:
         if writer is not None:
             writer.close()

@@ -479,11 +479,11 @@ def make_oracle_lex(context: Any, **options: Any) -> OracleSystem:
     return OracleSystem(context, with_acts=False, lexicalized=True, **options)
 
 
-def make_echo(context: Any, **options: Any) -> EchoSystem:
-    """``echo``."""
+def make_echo(context: Any) -> EchoSystem:
+    """``echo`` (it takes no options)."""
     return EchoSystem()
 
 
-def make_silent(context: Any, **options: Any) -> SilentSystem:
-    """``silent``."""
+def make_silent(context: Any) -> SilentSystem:
+    """``silent`` (it takes no options)."""
     return SilentSystem()
