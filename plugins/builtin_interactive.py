@@ -56,5 +56,13 @@ def mwz_register_systems(register):
             "oracle-lex", "1.0.0", f"{_SYSTEMS}:make_oracle_lex", "oracle-text speaking values", reads_user_acts=True
         )
     )
+    register(
+        SystemEntry(
+            "llm",
+            "1.0.0",
+            "mwz_metrics.interactive.systems.llm:make",
+            "a language model plays the wizard, the database as its tools (--endpoint URL --model NAME)",
+        )
+    )
     register(SystemEntry("echo", "1.0.0", f"{_SYSTEMS}:make_echo", "lower bound: repeats the user"))
     register(SystemEntry("silent", "1.0.0", f"{_SYSTEMS}:make_silent", "lower bound: says nothing"))

@@ -57,7 +57,9 @@ def _interact(folder, *args):
     env = dict(os.environ, MWZ_MIRROR=str(shared_path("data", "mirror-synth22")))
     env.pop("PYTHONPATH", None)  # the system comes from the current folder, nowhere else
     mwz = str(Path(sys.executable).parent / "mwz")  # the console script: unlike python -m, it adds no folder itself
-    command = [mwz, *args[:1], "interact", "--goals", "3", "--resamples", "0"]
+    command = [mwz, *args[:1], "interact", "--resamples", "0"]
+    if "--goals" not in args:
+        command += ["--goals", "3"]
     return subprocess.run(
         [*command, "-o", "s.jsonl", *args[1:]], cwd=folder, env=env, capture_output=True, text=True, timeout=300
     )
@@ -108,3 +110,56 @@ def test_errors_name_the_system_the_session_and_the_turn(folder):
     assert "--system mysystem:make: the factory does not take these options" in wrong.stderr
     missing = _interact(folder, "-q", "--system", "nosuchmodule:make")
     assert missing.returncode == 2 and "from the current folder or the installed packages" in missing.stderr
+
+
+@pytest.fixture(scope="module")
+def context(tmp_path_factory):
+    from conftest import session_cache
+
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    patch = pytest.MonkeyPatch()
+    patch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror-synth22")))
+    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
+    yield InteractiveContext()
+    patch.undo()
+
+
+@pytest.mark.parametrize(("policy", "lowest", "highest"), [("good", 90.0, 100.0), ("bad", 0.0, 10.0)])
+def test_an_llm_agent_with_database_tools_over_http(context, tmp_path, policy, lowest, highest):
+    """``--system llm`` against a local chat server that scripts its tool calls and replies: 50 goals,
+    four sessions in flight; the good policy succeeds, the bad one fails, the signature names both."""
+    from chat_stub import ChatStub
+
+    with ChatStub(context, policy) as stub:
+        done = _interact(
+            tmp_path,
+            "-q",
+            "--system",
+            "llm",
+            "--endpoint",
+            stub.endpoint,
+            "--model",
+            f"stub-{policy}",
+            "--user-acts",
+            "--goals",
+            "50",
+            "-j",
+            "4",
+            "--json",
+        )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["sessions"] == 50 and lowest <= result["success"] <= highest, result["success"]
+    line = result["signature"]["line"]
+    assert f"model:stub-{policy}" in line and "prompt=" in line and "system=llm@1.0.0" in line
+    assert "user_acts=true" in line
+    sessions = _sessions(tmp_path)
+    system_turns = [t for s in sessions for t in s["turns"] if t["speaker"] == "system"]
+    if policy == "good":
+        assert stub.policies.calls > 50  # it looked up and booked through the tools
+        assert any(t.get("state") for t in system_turns)  # its state: what its tool calls asked for
+        assert not any("[value_" in t["text"] for t in system_turns)  # words with values
+        assert "delexicalized=mwz-delex@1.0.0" in line
+    else:
+        assert not any(t.get("state") for t in system_turns)

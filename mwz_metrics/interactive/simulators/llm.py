@@ -1,8 +1,8 @@
 """``llm``: a large language model plays the user, through any OpenAI-compatible chat endpoint.
 
 ``mwz interact --simulator llm --endpoint http://localhost:8000/v1 --model NAME`` (vLLM, a
-hosted API...). The key, if the endpoint wants one, comes from ``MWZ_LLM_API_KEY`` (or
-``OPENAI_API_KEY``) and is never written anywhere. The model is prompted with the goal's
+hosted API...), through :class:`~mwz_metrics.interactive.chat.ChatClient` (the key, if the endpoint
+wants one, from ``MWZ_LLM_API_KEY`` or ``OPENAI_API_KEY``, never written anywhere). The model is prompted with the goal's
 crowd-worker messages (the instructions MultiWOZ's own users had) and rules for ending: when
 everything is done, or the system cannot help, it thanks the system, says goodbye and ends its
 message with ``[END]``; the session then ends after the system's answer (or at ``--max-turns``).
@@ -18,16 +18,12 @@ matter.
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
 from mwz_metrics.interactive.acts import Act
+from mwz_metrics.interactive.chat import ChatClient
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
@@ -55,47 +51,6 @@ def system_prompt(goal: UserGoal) -> str:
         RULES,
     ]
     return "\n".join(lines)
-
-
-class ChatClient:
-    """POSTs chat completions to an OpenAI-compatible endpoint (retrying 429, 5xx, timeouts)."""
-
-    def __init__(
-        self, endpoint: str, model: str, *, timeout: float = 60.0, retries: int = 2, api_key: str | None = None
-    ) -> None:
-        base = endpoint.rstrip("/")
-        self.url = base if base.endswith("/chat/completions") else f"{base}/chat/completions"
-        self.model = model
-        self.timeout = timeout
-        self.retries = retries
-        self._key = (
-            api_key if api_key is not None else os.environ.get("MWZ_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        )
-
-    def complete(self, messages: list[dict[str, str]], **parameters: Any) -> str:
-        """The model's reply to ``messages``."""
-        body = json.dumps({"model": self.model, "messages": messages, **parameters}).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        delay = 0.5
-        for attempt in range(self.retries + 1):
-            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (the user's URL)
-                    data = json.loads(response.read().decode("utf-8"))
-                return str(data["choices"][0]["message"]["content"])
-            except urllib.error.HTTPError as error:
-                if error.code not in (429, 500, 502, 503, 504) or attempt == self.retries:
-                    raise RuntimeError(f"{self.url} answered HTTP {error.code}") from None
-            except (TimeoutError, urllib.error.URLError, ConnectionError) as error:
-                if attempt == self.retries:
-                    raise RuntimeError(f"{self.url}: {getattr(error, 'reason', error)}") from None
-            except (ValueError, KeyError, IndexError, TypeError) as error:
-                raise RuntimeError(f"{self.url}: not a chat completion ({error})") from None
-            time.sleep(delay)
-            delay *= 2
-        raise RuntimeError(f"{self.url}: no answer")  # not reached
 
 
 class LLMUser(TrackedUser, UserSimulator):

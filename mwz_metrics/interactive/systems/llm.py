@@ -1,0 +1,314 @@
+"""``llm``: a large language model plays the wizard, with the venue database as its tools.
+
+``mwz interact --system llm --endpoint http://localhost:8000/v1 --model NAME`` (vLLM with tool
+calling, a hosted API...), as Hudeček & Dušek (2023) and tau-bench's agents do it: the model reads
+the conversation (the user's words; with ``--user-acts`` also the user's acts), calls
+``find_venues`` (the database, with mwzeval's query semantics) and ``book`` (a reference number, a
+taxi), and answers in words with values. Its belief state is what its tool calls asked for (a
+search's constraints, a booking's details), so Inform and Success read its state as mwzeval reads a
+system's; its words are lexicalized, so the scores delexicalize them (:mod:`mwz_metrics.delexicalize`).
+
+Each session keeps its own messages (the model sees its earlier tool calls and their results). The
+prompt, the tool schemas and the model name are in the run's signature (``prompt=`` is the sha256 of
+prompt and tools; the run configuration holds both whole). Options (``--system-option``):
+``temperature`` (0), ``max_tokens`` (200), ``max_tool_rounds`` (4), ``prompt`` (a file whose text
+replaces the prompt). Timeouts and retries are the run's (``--timeout``, ``--retries``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mwz_datasets.database import column_name
+from mwz_metrics.interactive.chat import ChatClient, ChatError
+from mwz_metrics.interactive.protocol import SessionEnd
+
+VERSION = "1.0.0"  # the registered version (mwz_plugins.builtin_interactive)
+
+PROMPT = """You are the assistant of the Cambridge TownInfo centre. You help visitors find and book restaurants, \
+hotels, attractions and trains, book taxis, and give the police station's and the hospital's details.
+- Look venues and trains up with find_venues, with every constraint the visitor gave; never invent a venue, a train, \
+an address, a phone number or a price.
+- Offer one venue by its name (a train by its id), with what the visitor asked about it.
+- Book with book once you know what the booking needs (people and day, and the time for a table or the nights for \
+a room; the places and a time for a taxi), then give the reference number (for a taxi, the car and its phone).
+- Answer in one to three sentences. When the visitor has everything, say goodbye."""
+
+_DOMAINS = ("restaurant", "hotel", "attraction", "train", "police", "hospital")
+_CONSTRAINTS = (
+    "name",
+    "area",
+    "food",
+    "pricerange",
+    "type",
+    "stars",
+    "internet",
+    "parking",
+    "departure",
+    "destination",
+    "day",
+    "leaveAt",
+    "arriveBy",
+)
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "find_venues",
+            "description": "Venues (or trains) of the Cambridge database that meet the constraints, best first.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "domain": {"type": "string", "enum": list(_DOMAINS)},
+                    "constraints": {
+                        "type": "object",
+                        "description": "slot -> value; times as hh:mm; 'dontcare' where the visitor does not mind",
+                        "properties": {slot: {"type": "string"} for slot in _CONSTRAINTS},
+                    },
+                },
+                "required": ["domain"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "book",
+            "description": "Book a table, a room, train tickets or a taxi; returns the reference (a taxi: car and phone).",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "domain": {"type": "string", "enum": ["restaurant", "hotel", "train", "taxi"]},
+                    "name": {"type": "string", "description": "the venue's name, or the train's id"},
+                    "people": {"type": "string"},
+                    "day": {"type": "string"},
+                    "time": {"type": "string", "description": "a table's time, hh:mm"},
+                    "stay": {"type": "string", "description": "a room's nights"},
+                    "departure": {"type": "string"},
+                    "destination": {"type": "string"},
+                    "leaveAt": {"type": "string"},
+                    "arriveBy": {"type": "string"},
+                },
+                "required": ["domain"],
+            },
+        },
+    },
+]
+# MultiWOZ's police station and hospital (not in mwzeval's database).
+_SERVICES = {
+    "police": {
+        "name": "Parkside Police Station",
+        "address": "Parkside, Cambridge",
+        "postcode": "cb11jg",
+        "phone": "01223358966",
+    },
+    "hospital": {
+        "name": "Addenbrookes Hospital",
+        "address": "Hills Rd, Cambridge",
+        "postcode": "cb20qq",
+        "phone": "01223245151",
+    },
+}
+_SHOWN = ("name", "trainID", "area", "food", "pricerange", "type", "stars", "address", "phone", "postcode",
+          "departure", "destination", "day", "leaveAt", "arriveBy", "price", "duration", "entrance fee")  # fmt: skip
+_STATE_NAMES = {"leaveAt": "leave", "arriveBy": "arrive"}  # mwzeval's state slots
+_CARS = ("black toyota", "white skoda", "red bmw", "yellow honda", "blue ford", "grey audi")
+_NOT_CONSTRAINTS = {"", "dontcare", "not mentioned", "none", "any"}
+
+
+def _code(*parts: str) -> str:
+    """A reference number as MultiWOZ's look (eight letters and digits), the same for the same booking."""
+    digest = hashlib.sha256(":".join(parts).encode()).hexdigest().upper()
+    return digest[:5] + str(int(digest[5:9], 16) % 1000).zfill(3)
+
+
+class _Dialogue:
+    """One session's messages and belief state."""
+
+    def note(self, what: str) -> None:
+        """Count a retry or a failure of the endpoint."""
+        self.failures[what] = self.failures.get(what, 0) + 1
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.state: dict[str, dict[str, str]] = {}
+        self.domains: list[str] = []
+        self.users = 0  # user turns already in the messages
+        self.failures: dict[str, int] = {}  # the endpoint's retries and failures in this session
+
+
+class LlmSystem:
+    """The wizard played by a model with database tools (see the module docstring)."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        context: Any,
+        *,
+        endpoint: str | None = None,
+        model: str | None = None,
+        temperature: str | float = 0.0,
+        max_tokens: str | int = 200,
+        max_tool_rounds: str | int = 4,
+        prompt: str | None = None,
+        timeout: float = 60.0,
+        retries: int = 2,
+    ) -> None:
+        if not endpoint or not model:
+            raise TypeError("the llm system needs --endpoint URL and --model NAME")
+        self.db = context.database
+        self.client = ChatClient(endpoint, model, timeout=timeout, retries=retries)
+        self.prompt = Path(prompt).read_text(encoding="utf-8") if prompt else PROMPT
+        self.parameters = {"temperature": float(temperature), "max_tokens": int(max_tokens), "tools": TOOLS}
+        self.max_tool_rounds = int(max_tool_rounds)
+        self.model = model
+        self._dialogues: dict[str, _Dialogue] = {}
+        self._lock = threading.Lock()
+
+    def identity(self) -> dict[str, Any]:
+        """What the run's signature names: the model, the prompt and tools (their sha256, and whole)."""
+        tools = json.dumps(TOOLS, sort_keys=True)
+        return {
+            "model": self.model,
+            "version": VERSION,
+            "prompt_sha256": hashlib.sha256((self.prompt + "\n" + tools).encode()).hexdigest(),
+            "prompt": self.prompt,
+            "tools": TOOLS,
+            "parameters": {k: v for k, v in self.parameters.items() if k != "tools"},
+            "max_tool_rounds": self.max_tool_rounds,
+        }
+
+    def report(self, dialogue_id: str) -> dict[str, Any]:
+        """The endpoint's retries and failures in the session; the session (its messages) then forgotten."""
+        with self._lock:
+            dialogue = self._dialogues.pop(dialogue_id, None)
+        counts = dict(dialogue.failures) if dialogue is not None else {}
+        return {"retries": counts.pop("retry", 0), "failures": counts}
+
+    def _dialogue(self, dialogue_id: str, turn: int) -> _Dialogue:
+        with self._lock:
+            if turn == 0 or dialogue_id not in self._dialogues:
+                self._dialogues[dialogue_id] = _Dialogue()
+            return self._dialogues[dialogue_id]
+
+    def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The model's answer to the user's last turn, after the tool calls it makes."""
+        dialogue_id = str(request.get("dialogue_id", ""))
+        dialogue = self._dialogue(dialogue_id, int(request.get("turn", 0)))
+        users = [t for t in request.get("history", ()) if t.get("speaker") == "user"]
+        if not dialogue.messages:
+            dialogue.messages.append({"role": "system", "content": self.prompt})
+        for turn in users[dialogue.users :]:
+            dialogue.messages.append({"role": "user", "content": _user_message(turn)})
+        dialogue.users = len(users)
+        text = self._answer(dialogue, dialogue_id)
+        return {"response": text, "state": _copy(dialogue.state), "active_domains": dialogue.domains[-1:]}
+
+    def _answer(self, dialogue: _Dialogue, dialogue_id: str) -> str:
+        for _round in range(self.max_tool_rounds + 1):
+            try:
+                message = self.client.message(dialogue.messages, note=dialogue.note, **self.parameters)
+            except ChatError as error:
+                raise SessionEnd("system_timeout" if error.kind == "timeout" else "system_error", str(error)) from None
+            calls = message.get("tool_calls") or []
+            said: dict[str, Any] = {
+                "role": "assistant",
+                "content": message.get("content") or ("" if not calls else None),
+            }
+            if calls:
+                said["tool_calls"] = calls
+            dialogue.messages.append(said)
+            if not calls:
+                return str(message.get("content") or "")
+            for call in calls:
+                result = self._call(call, dialogue, dialogue_id)
+                dialogue.messages.append(
+                    {"role": "tool", "tool_call_id": call.get("id", ""), "content": json.dumps(result)}
+                )
+        return str(dialogue.messages[-1].get("content") or "")
+
+    def _call(self, call: Mapping[str, Any], dialogue: _Dialogue, dialogue_id: str) -> dict[str, Any]:
+        """Run one tool call; the state takes what it asked for."""
+        function = call.get("function") or {}
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except (TypeError, ValueError):
+            return {"error": "the arguments are not JSON"}
+        if not isinstance(arguments, dict):
+            return {"error": "the arguments are not an object"}
+        domain = str(arguments.get("domain", "")).lower()
+        if function.get("name") == "find_venues":
+            return self._find(domain, arguments.get("constraints") or {}, dialogue)
+        if function.get("name") == "book":
+            return self._book(domain, arguments, dialogue, dialogue_id)
+        return {"error": f"no tool {function.get('name')!r}"}
+
+    def _find(self, domain: str, constraints: Mapping[str, Any], dialogue: _Dialogue) -> dict[str, Any]:
+        if domain not in _DOMAINS:
+            return {"error": f"no domain {domain!r}"}
+        _note(dialogue, domain)
+        if domain in _SERVICES:
+            return {"count": 1, "venues": [_SERVICES[domain]]}
+        given = {str(k): str(v) for k, v in dict(constraints).items() if str(v).strip().lower() not in _NOT_CONSTRAINTS}
+        slots = dialogue.state.setdefault(domain, {})
+        for key, value in dict(constraints).items():
+            slots[_STATE_NAMES.get(str(key), str(key).lower())] = str(value)
+        rows = self.db.rows(domain, self.db.query(domain, {column_name(k): v for k, v in given.items()}))
+        if domain == "train" and "arriveBy" in given:  # the latest to arrive in time, else the earliest to leave
+            rows.sort(key=lambda r: r.get("arriveBy", ""), reverse=True)
+        elif domain == "train":
+            rows.sort(key=lambda r: r.get("leaveAt", ""))
+        shown = [{k: row[k] for k in _SHOWN if k in row} for row in rows[:3]]
+        return {"count": len(rows), "venues": shown}
+
+    def _book(self, domain: str, arguments: Mapping[str, Any], dialogue: _Dialogue, dialogue_id: str) -> dict[str, Any]:
+        details = {k: str(v) for k, v in arguments.items() if k != "domain" and str(v).strip()}
+        if domain == "taxi":
+            _note(dialogue, "taxi")
+            slots = dialogue.state.setdefault("taxi", {})
+            slots.update({_STATE_NAMES.get(k, k): v for k, v in details.items() if k != "name"})
+            code = int(_code(dialogue_id, "taxi", *sorted(details.values()))[5:], 10)
+            return {"booked": True, "car": _CARS[code % len(_CARS)], "phone": "07" + str(code * 7919).zfill(9)[-9:]}
+        if domain not in ("restaurant", "hotel", "train"):
+            return {"booked": False, "error": f"{domain} takes no booking"}
+        name = details.get("name", "")
+        key = "trainID" if domain == "train" else "name"
+        if not any(str(r.get(key, "")).lower() == name.lower() for r in self.db.all_rows(domain)):
+            return {"booked": False, "error": f"no {domain} {name!r} in the database"}
+        _note(dialogue, domain)
+        slots = dialogue.state.setdefault(domain, {})
+        slots.update({k: v for k, v in details.items() if k in ("people", "day", "time", "stay")})
+        if domain != "train":
+            slots["name"] = name.lower()
+        return {"booked": True, "reference": _code(dialogue_id, domain, *sorted(details.values()))}
+
+
+def _note(dialogue: _Dialogue, domain: str) -> None:
+    if not dialogue.domains or dialogue.domains[-1] != domain:
+        dialogue.domains.append(domain)
+
+
+def _copy(state: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    return {domain: dict(slots) for domain, slots in state.items()}
+
+
+def _user_message(turn: Mapping[str, Any]) -> str:
+    """The user's words; with ``--user-acts``, its acts after them (act level)."""
+    text = str(turn.get("text", ""))
+    if turn.get("acts"):
+        text += "\n[user acts: " + json.dumps(turn["acts"]) + "]"
+    return text
+
+
+def make(context: Any, **options: Any) -> LlmSystem:
+    """The ``llm`` system (its plugin entry's loader)."""
+    return LlmSystem(context, **options)
+
+
+make.takes_http_settings = True  # type: ignore[attr-defined]  # it gets the run's --timeout and --retries

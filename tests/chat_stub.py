@@ -1,0 +1,147 @@
+"""A local OpenAI-compatible chat server that scripts an LLM agent's tool calls and replies, for the ``llm``
+system's tests: real HTTP, real tool-call messages, no model.
+
+``good``: the oracle's policy (it reads the user's acts, which ``--user-acts`` puts in the user's
+message): it first calls ``find_venues`` with the oracle's constraints and ``book`` where the oracle
+books, then answers with the oracle's words, their values written in (references, cars and phones
+from the tool results). ``bad``: never calls a tool and never helps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import threading
+from typing import Any
+
+from mwz_metrics.interactive.acts import Act, parse_acts
+from mwz_metrics.interactive.systems.reference import OracleSystem, lexicalize
+
+_TOOL_NAMES = {"leave": "leaveAt", "arrive": "arriveBy"}
+_BOOK_SLOTS = ("people", "day", "time", "stay")
+_VENUES = ("restaurant", "hotel", "attraction", "train")
+
+
+class Policies:
+    """The scripted agents (see the module docstring)."""
+
+    def __init__(self, context: Any) -> None:
+        self.oracle = OracleSystem(context, with_acts=True)
+        self.calls = 0
+
+    def bad(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """No tool, no help."""
+        return {"role": "assistant", "content": "I am sorry, I cannot help you with that today."}
+
+    def good(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The oracle behind tools (see the module docstring)."""
+        history, since = _session(messages)
+        first = next((t["text"] for t in history if t["speaker"] == "user"), "")
+        request = {
+            "dialogue_id": hashlib.sha256(first.encode()).hexdigest()[:8],
+            "turn": sum(t["speaker"] == "user" for t in history) - 1,
+            "history": history,
+        }
+        answer = self.oracle.respond(request)
+        acts = parse_acts(answer["acts"])
+        if not any(m.get("tool_calls") for m in since):
+            calls = _tool_calls(answer, acts)
+            if calls:
+                self.calls += 1
+                return {"role": "assistant", "content": None, "tool_calls": calls}
+        results = [json.loads(m["content"]) for m in since if m["role"] == "tool"]
+        return {"role": "assistant", "content": lexicalize(answer["response"], _with_tool_values(acts, results))}
+
+
+def _session(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The session's turns as the oracle reads them, and the messages since the user's last turn."""
+    history: list[dict[str, Any]] = []
+    last_user = 0
+    for index, message in enumerate(messages):
+        if message["role"] == "user":
+            text, _, acts = message["content"].partition("\n[user acts: ")
+            history.append({"speaker": "user", "text": text, "acts": json.loads(acts[:-1]) if acts else None})
+            last_user = index
+        elif message["role"] == "assistant" and not message.get("tool_calls"):
+            history.append({"speaker": "system", "text": message.get("content") or ""})
+    return history, messages[last_user + 1 :]
+
+
+def _call(name: str, arguments: dict[str, Any], index: int) -> dict[str, Any]:
+    return {"id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def _tool_calls(answer: dict[str, Any], acts: list[Act]) -> list[dict[str, Any]]:
+    """What an agent would look up and book before saying the oracle's answer."""
+    domain = (answer.get("active_domains") or [None])[0]
+    state = answer.get("state") or {}
+    slots = state.get(domain, {})
+    calls = []
+    booking = _BOOK_SLOTS if domain != "train" else ("people",)  # a train's day is what it is looked up by
+    constraints = {_TOOL_NAMES.get(k, k): v for k, v in slots.items() if k not in booking}
+    if domain in _VENUES and constraints:
+        calls.append(_call("find_venues", {"domain": domain, "constraints": constraints}, len(calls)))
+    booked = [a for a in acts if a.intent in ("book", "offerbooked")]
+    if domain in ("restaurant", "hotel", "train") and booked:
+        name = next((a.value for a in acts if a.slot in ("name", "id") and a.value not in ("?", "none")), "")
+        details = {k: v for k, v in slots.items() if k in _BOOK_SLOTS}  # a train: people (and its day)
+        calls.append(_call("book", {"domain": domain, "name": name, **details}, len(calls)))
+    if domain == "taxi" and any(a.slot in ("car", "phone") for a in acts):
+        trip = {_TOOL_NAMES.get(k, k): v for k, v in slots.items()}
+        calls.append(_call("book", {"domain": "taxi", **trip}, len(calls)))
+    return calls
+
+
+def _with_tool_values(acts: list[Act], results: list[dict[str, Any]]) -> list[Act]:
+    """The oracle's acts with the reference, car and phone the tools gave."""
+    given = {}
+    for result in results:
+        for key, slot in (("reference", "ref"), ("car", "car"), ("phone", "phone")):
+            if result.get(key):
+                given[slot] = str(result[key])
+    taxi = any(a.domain == "taxi" for a in acts)
+    return [
+        Act(a.intent, a.domain, a.slot, given[a.slot])
+        if a.slot in given and (a.slot == "ref" or taxi)
+        else a
+        for a in acts
+    ]
+
+
+class ChatStub:
+    """Serves ``/v1/chat/completions`` with one of the :class:`Policies` (as a context manager)."""
+
+    def __init__(self, context: Any, policy: str) -> None:
+        self.policies = Policies(context)
+        answer = getattr(self.policies, policy)
+        self.requests = 0
+        stub = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the http.server name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stub.requests += 1
+                tools = {t["function"]["name"] for t in body.get("tools") or []}
+                assert tools == {"find_venues", "book"}, tools
+                message = answer(body["messages"])
+                data = json.dumps({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> ChatStub:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
