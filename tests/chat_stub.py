@@ -13,6 +13,7 @@ import hashlib
 import http.server
 import json
 import threading
+import time
 from typing import Any
 
 from mwz_metrics.interactive.acts import Act, parse_acts
@@ -110,9 +111,10 @@ def _with_tool_values(acts: list[Act], results: list[dict[str, Any]]) -> list[Ac
 
 
 class ChatStub:
-    """Serves ``/v1/chat/completions`` with one of the :class:`Policies` (as a context manager)."""
+    """Serves ``/v1/chat/completions`` with one of the :class:`Policies` (as a context manager);
+    ``fail_every``: every n-th request answered 503; ``delay``: seconds before each answer."""
 
-    def __init__(self, context: Any, policy: str) -> None:
+    def __init__(self, context: Any, policy: str, *, fail_every: int = 0, delay: float = 0.0) -> None:
         self.policies = Policies(context)
         answer = getattr(self.policies, policy)
         self.requests = 0
@@ -122,6 +124,11 @@ class ChatStub:
             def do_POST(self) -> None:  # noqa: N802 (the http.server name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests += 1
+                if fail_every and stub.requests % fail_every == 0:  # an overloaded server, now and then
+                    self.send_error(503)
+                    return
+                if delay:
+                    time.sleep(delay)
                 tools = {t["function"]["name"] for t in body.get("tools") or []}
                 assert tools == {"find_venues", "book"}, tools
                 message = answer(body["messages"])
@@ -136,6 +143,7 @@ class ChatStub:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.handle_error = lambda request, address: None  # type: ignore[method-assign]  # a client that gave up
         self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def __enter__(self) -> ChatStub:

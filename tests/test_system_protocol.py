@@ -163,3 +163,25 @@ def test_an_llm_agent_with_database_tools_over_http(context, tmp_path, policy, l
         assert "delexicalized=mwz-delex@1.0.0" in line
     else:
         assert not any(t.get("state") for t in system_turns)
+
+
+def test_an_llm_agent_retries_an_overloaded_endpoint_and_times_out_a_silent_one(context):
+    from chat_stub import ChatStub
+
+    from mwz_metrics.interactive import api
+
+    def run(stub, goals, **settings):
+        options = {"endpoint": stub.endpoint, "model": "stub"}
+        prepared = api.prepare("llm", goals=goals, context=context, system_options=options, user_acts=True, **settings)
+        return api.run_sessions(prepared, output=None, jobs=2)
+
+    with ChatStub(context, "good", fail_every=4) as stub:
+        sessions = run(stub, 4, retries=2)
+    assert [s["end"]["reason"] for s in sessions] == ["user_done"] * 4
+    assert sum(s["system_report"]["retries"] for s in sessions) == sum(
+        s["system_report"]["failures"].get("http_503", 0) for s in sessions
+    ) > 0
+    with ChatStub(context, "good", delay=0.6) as stub:
+        sessions = run(stub, 2, retries=1, timeout=0.2)
+    assert {s["end"]["reason"] for s in sessions} == {"system_timeout"}
+    assert all(s["system_report"]["failures"]["timeout"] == 2 for s in sessions)  # the first try and one retry
