@@ -30,6 +30,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?=[a-z]*\d)[a-z0-9]{8}\b", re.IGNORECASE), "[value_reference]"),
     (re.compile(r"\btr ?\d{4}\b", re.IGNORECASE), "[value_id]"),
     (re.compile(r"(?<![\d.])\+?(?:44 ?)?\(?0\d{3,4}\)? ?\d{3} ?\d{3,4}(?!\d)"), "[value_phone]"),
+    (re.compile(r"(?<![\d.])\d{10,11}(?!\d|\.\d)"), "[value_phone]"),  # a taxi's number, as ConvLab writes them
     (re.compile(r"\bc\.? ?b\.? ?\d{1,2} ?,? ?\d ?[a-z]\.? ?[a-z]\b", re.IGNORECASE), "[value_postcode]"),
     (re.compile(r"(?:£ ?\d+(?:\.\d{1,2})?|\b\d+(?:\.\d{1,2})? ?(?:pounds?|gbp)\b)", re.IGNORECASE), "[value_price]"),
     (re.compile(r"\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?: ?[ap]\.?m\b\.?)?", re.IGNORECASE), "[value_time]"),
@@ -198,8 +199,9 @@ def _database_phrases(database: Any) -> dict[str, str]:
     add("guest house", "[value_type]")
     for value, placeholder in _SPELLINGS.items():
         add(value, placeholder)
-    for colour in _CAR_COLOURS:
-        for make in _CAR_MAKES:
+    for make in _CAR_MAKES:
+        add(make, "[value_car]")
+        for colour in _CAR_COLOURS:
             add(f"{colour} {make}", "[value_car]")
     return phrases
 

@@ -103,9 +103,7 @@ def _with_tool_values(acts: list[Act], results: list[dict[str, Any]]) -> list[Ac
                 given[slot] = str(result[key])
     taxi = any(a.domain == "taxi" for a in acts)
     return [
-        Act(a.intent, a.domain, a.slot, given[a.slot])
-        if a.slot in given and (a.slot == "ref" or taxi)
-        else a
+        Act(a.intent, a.domain, a.slot, given[a.slot]) if a.slot in given and (a.slot == "ref" or taxi) else a
         for a in acts
     ]
 

@@ -63,7 +63,17 @@ def test_flags_are_spellings_of_registered_names(small_system, capsys):
     code, spelled, err = _run(capsys, "evaluate", "-i", str(small_system), "-b", "-s", "--dst", "--json")
     assert code == 0, err
     code, named, err = _run(
-        capsys, "evaluate", "-i", str(small_system), "--metric", "dst", "--metric", "bleu", "--metric", "success", "--json"
+        capsys,
+        "evaluate",
+        "-i",
+        str(small_system),
+        "--metric",
+        "dst",
+        "--metric",
+        "bleu",
+        "--metric",
+        "success",
+        "--json",
     )
     assert code == 0, err
     assert named == spelled

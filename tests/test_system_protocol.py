@@ -178,9 +178,11 @@ def test_an_llm_agent_retries_an_overloaded_endpoint_and_times_out_a_silent_one(
     with ChatStub(context, "good", fail_every=4) as stub:
         sessions = run(stub, 4, retries=2)
     assert [s["end"]["reason"] for s in sessions] == ["user_done"] * 4
-    assert sum(s["system_report"]["retries"] for s in sessions) == sum(
-        s["system_report"]["failures"].get("http_503", 0) for s in sessions
-    ) > 0
+    assert (
+        sum(s["system_report"]["retries"] for s in sessions)
+        == sum(s["system_report"]["failures"].get("http_503", 0) for s in sessions)
+        > 0
+    )
     with ChatStub(context, "good", delay=0.6) as stub:
         sessions = run(stub, 2, retries=1, timeout=0.2)
     assert {s["end"]["reason"] for s in sessions} == {"system_timeout"}

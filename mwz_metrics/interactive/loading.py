@@ -112,7 +112,7 @@ def _registered(spec: str, context: Any, options: dict[str, str], *, timeout: fl
         made = make(context, **options, **extra)
     except TypeError as error:
         raise InputError(f"--system {spec}: {error}") from None
-    identity = {"name": spec, "version": entry.version, "plugin": registry.owners[("systems", spec)]}
+    identity: dict[str, Any] = {"name": spec, "version": entry.version, "plugin": registry.owners[("systems", spec)]}
     if options:
         identity["options"] = options
     describe = getattr(made, "identity", None)

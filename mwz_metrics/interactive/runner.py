@@ -83,7 +83,7 @@ def captured_output() -> Iterator[None]:
         yield
         return
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Routed(saved[0]), _Routed(saved[1])  # type: ignore[assignment]
+    sys.stdout, sys.stderr = _Routed(saved[0]), _Routed(saved[1])
     try:
         yield
     finally:

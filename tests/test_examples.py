@@ -1,0 +1,90 @@
+"""The examples a user copies (``examples/``) run as written: the README's toy system, a system behind HTTP,
+an end-to-end model behind a ``transformers`` pipeline (a tiny model built here), the LLM agent's commands."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import session_cache, shared_path
+
+from mwz_metrics.interactive import api, export
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(scope="module")
+def context(tmp_path_factory):
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    patch = pytest.MonkeyPatch()
+    patch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror-synth22")))
+    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
+    yield InteractiveContext()
+    patch.undo()
+
+
+def test_the_toy_system_is_the_readmes():
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    code = readme.split("<!-- example-system -->", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    assert (EXAMPLES / "toy_system.py").read_text(encoding="utf-8") == code.lstrip("\n")
+
+
+def test_a_system_behind_http(context):
+    server = subprocess.Popen(
+        [sys.executable, str(EXAMPLES / "http_system.py"), "0", "toy_system:make"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = re.search(r"http://\S+", server.stdout.readline()).group()  # type: ignore[union-attr]
+        run = api.prepare(url, goals=5, context=context)
+        sessions = api.run_sessions(run, output=None, jobs=2)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert [s["end"]["reason"] for s in sessions] == ["user_done"] * 5
+    assert all(t["text"] for s in sessions for t in export.system_turns(s))
+
+
+def test_an_end_to_end_model_behind_a_transformers_pipeline(context, tmp_path, monkeypatch):
+    """The code path of a real end-to-end model, with a tiny GPT-2 built here (no download)."""
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    texts = ["<user> i need a cheap hotel <system> [value_name] is a cheap hotel in the [value_area] ."] * 50
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.train_from_iterator(texts, trainers.WordLevelTrainer(special_tokens=["<unk>", "<|endoftext|>"]))
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, unk_token="<unk>", eos_token="<|endoftext|>", pad_token="<|endoftext|>"
+    )
+    config = transformers.GPT2Config(vocab_size=fast.vocab_size, n_positions=512, n_embd=16, n_layer=1, n_head=2)
+    transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "tiny")
+    fast.save_pretrained(tmp_path / "tiny")
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    options = {"model": str(tmp_path / "tiny"), "max_new_tokens": "8"}
+    run = api.prepare("pipeline_system:make", goals=2, max_turns=3, context=context, system_options=options)
+    sessions = api.run_sessions(run, output=None)
+    assert {s["end"]["reason"] for s in sessions} <= {"user_done", "max_turns"}
+    turns = [t for s in sessions for t in export.system_turns(s)]
+    assert turns and all(isinstance(t["text"], str) and "<user>" not in t["text"] for t in turns)
+    assert run.config["system"]["options"] == options  # in the signature
+
+
+def test_the_llm_agents_commands_parse():
+    from mwz_metrics.cli import build_parser
+
+    parser = build_parser()
+    text = (EXAMPLES / "llm_agent.md").read_text(encoding="utf-8")
+    commands = [c.replace("\\\n", " ") for c in re.findall(r"^mwz interact .*?(?<!\\)$", text, flags=re.M | re.S)]
+    assert commands
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        assert args.system == "llm" and args.endpoint and args.model
