@@ -64,3 +64,63 @@ def session_cache(tmp_path_factory) -> Path:
 def _isolated_caches(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
     monkeypatch.setenv("MWZ_OFFLINE", "1")
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """``mwz -q ARGV`` in this process: (exit code, stdout, stderr), logging muted (the CLI's logging
+    set-up stays the first test's in a process)."""
+    import logging
+
+    from mwz_metrics.cli import main
+
+    capsys.readouterr()
+    logging.disable(logging.CRITICAL)
+    try:
+        code = main(["-q", *argv])
+    finally:
+        logging.disable(logging.NOTSET)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def synth22_context(tmp_path_factory):
+    """One interactive context (templates, reader, goals, database) of the full-scale 2.2 mirror for a
+    module, on the run's cache."""
+    from mwz_metrics.interactive.context import InteractiveContext
+
+    patch = pytest.MonkeyPatch()
+    patch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror-synth22")))
+    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
+    yield InteractiveContext()
+    patch.undo()
+
+
+def tiny_causal_lm(folder: Path, texts: list[str], *, bpe: bool = False, positions: int = 128, width: int = 32) -> Path:
+    """A one-layer GPT-2 with a tokenizer trained on ``texts`` (word-level, or BPE), saved in ``folder``:
+    a model ``transformers`` loads like any other, built without a download."""
+    import transformers
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    special = ["<unk>", "<|endoftext|>"]
+    if bpe:
+        tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
+        trainer = trainers.BpeTrainer(vocab_size=60, special_tokens=special)
+    else:
+        tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+        trainer = trainers.WordLevelTrainer(special_tokens=special)
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.train_from_iterator(texts, trainer)
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        unk_token="<unk>",
+        eos_token="<|endoftext|>",
+        bos_token="<|endoftext|>",
+        pad_token="<|endoftext|>",
+    )
+    config = transformers.GPT2Config(
+        vocab_size=fast.vocab_size, n_positions=positions, n_embd=width, n_layer=1, n_head=2
+    )
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder

@@ -8,14 +8,12 @@ the table)."""
 from __future__ import annotations
 
 import json
-import logging
 import os
 
 import pytest
-from conftest import shared_path
+from conftest import run_cli, shared_path
 
 from mwz_metrics import delexicalize
-from mwz_metrics.cli import main
 
 ROUNDTRIP_SYSTEMS = ("ubar", "hdsa", "soloist", "lava")
 
@@ -100,17 +98,6 @@ def test_a_set_is_delexicalized_when_it_carries_more_values_than_placeholders(fi
         delexicalize.decide(written, "sometimes", finder)
 
 
-def _run(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    logging.disable(logging.CRITICAL)
-    try:
-        code = main(["-q", *argv])
-    finally:
-        logging.disable(logging.NOTSET)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def _lexicalized(test_set, name: str, tmp_path, keys=None):
     from lexicalizer import Lexicalizer
 
@@ -129,7 +116,7 @@ def test_a_lexicalized_file_is_read_with_a_warning_and_its_signature_says_so(syn
     keys = sorted(json.loads(shared_path("data", "mwzeval", "predictions", "ubar.json").read_text()))[:40]
     original, written, data = _lexicalized(test_set, "ubar", tmp_path, keys)
     before = written.read_bytes()
-    code, out, err = _run(capsys, "evaluate", "-i", str(written), "-s", "--json")
+    code, out, err = run_cli(capsys, "evaluate", "-i", str(written), "-s", "--json")
     assert code == 0, err
     result = json.loads(out)
     assert written.read_bytes() == before  # the input is never modified
@@ -137,12 +124,12 @@ def test_a_lexicalized_file_is_read_with_a_warning_and_its_signature_says_so(syn
     assert warning["count"] > len(keys)
     assert "delexicalized=mwz-delex@1.0.0" in result["signature"]["line"]
     assert result["signature"]["delexicalize"]["apply"] is True
-    code, out, err = _run(capsys, "evaluate", "-i", str(written), "-s", "--json", "--delexicalize", "never")
+    code, out, err = run_cli(capsys, "evaluate", "-i", str(written), "-s", "--json", "--delexicalize", "never")
     never = json.loads(out)
     assert never["success"]["success"]["total"] < result["success"]["success"]["total"] - 30
     assert "values_read_as_written" in {w["kind"] for w in never["warnings"]}
     assert "delexicalized" not in never["signature"]["line"]
-    code, out, err = _run(capsys, "evaluate", "-i", str(original), "-s", "--json")
+    code, out, err = run_cli(capsys, "evaluate", "-i", str(original), "-s", "--json")
     clean = json.loads(out)
     assert "delexicalized" not in clean["signature"]["line"] and not clean["signature"]["delexicalize"]["apply"]
 
@@ -153,7 +140,7 @@ def test_a_response_set_without_placeholders_or_values_gets_its_warning(synth22,
     bland = {k: [{"response": "Sure, I can help with that."} for _ in data[k]] for k in keys}
     path = tmp_path / "bland.json"
     path.write_text(json.dumps(bland), encoding="utf-8")
-    code, out, err = _run(capsys, "evaluate", "-i", str(path), "-s", "--json")
+    code, out, err = run_cli(capsys, "evaluate", "-i", str(path), "-s", "--json")
     assert code == 0, err
     (warning,) = [w for w in json.loads(out)["warnings"] if w["kind"] == "no_placeholders_or_values"]
     assert warning["count"] == sum(len(v) for v in bland.values())

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import session_cache, shared_path
+from conftest import tiny_causal_lm
 
 from mwz_metrics.interactive import api, export
 
@@ -18,14 +18,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 @pytest.fixture(scope="module")
-def context(tmp_path_factory):
-    from mwz_metrics.interactive.context import InteractiveContext
-
-    patch = pytest.MonkeyPatch()
-    patch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror-synth22")))
-    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
-    yield InteractiveContext()
-    patch.undo()
+def context(synth22_context):
+    return synth22_context
 
 
 def test_the_toy_system_is_the_readmes():
@@ -55,19 +49,10 @@ def test_a_system_behind_http(context):
 def test_an_end_to_end_model_behind_a_transformers_pipeline(context, tmp_path, monkeypatch):
     """The code path of a real end-to-end model, with a tiny GPT-2 built here (no download)."""
     pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    pytest.importorskip("transformers")
 
     texts = ["<user> i need a cheap hotel <system> [value_name] is a cheap hotel in the [value_area] ."] * 50
-    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer.train_from_iterator(texts, trainers.WordLevelTrainer(special_tokens=["<unk>", "<|endoftext|>"]))
-    fast = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, unk_token="<unk>", eos_token="<|endoftext|>", pad_token="<|endoftext|>"
-    )
-    config = transformers.GPT2Config(vocab_size=fast.vocab_size, n_positions=512, n_embd=16, n_layer=1, n_head=2)
-    transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "tiny")
-    fast.save_pretrained(tmp_path / "tiny")
+    tiny_causal_lm(tmp_path / "tiny", texts, positions=512, width=16)
     monkeypatch.syspath_prepend(str(EXAMPLES))
     options = {"model": str(tmp_path / "tiny"), "max_new_tokens": "8"}
     run = api.prepare("pipeline_system:make", goals=2, max_turns=3, context=context, system_options=options)

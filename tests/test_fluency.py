@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import session_cache, shared_path
+from conftest import session_cache, shared_path, tiny_causal_lm
 
 from mwz_metrics.fluency import api
 from mwz_metrics.fluency.model import NgramFluency, same_identity, shipped_manifest
@@ -177,24 +177,14 @@ def test_sgd_is_read_in_both_forms(tmp_path):
 def test_a_causal_lm_is_fine_tuned_reproducibly_and_scores(mirror_env, tmp_path):
     """No download: a tiny GPT-2 with a word-level tokenizer built here stands in for gpt2."""
     pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    pytest.importorskip("transformers")
 
     from mwz_metrics.fluency.model import CausalLMFluency
     from mwz_metrics.fluency.research.train import fine_tune
     from mwz_metrics.fluency.text import training_sentences
 
     texts = [" ".join(s) for s in training_sentences()[:2000]]
-    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer.train_from_iterator(texts, trainers.WordLevelTrainer(special_tokens=["<unk>", "<|endoftext|>"]))
-    fast = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, unk_token="<unk>", eos_token="<|endoftext|>", bos_token="<|endoftext|>"
-    )
-    config = transformers.GPT2Config(vocab_size=fast.vocab_size, n_positions=128, n_embd=32, n_layer=1, n_head=2)
-    base = tmp_path / "tiny"
-    transformers.GPT2LMHeadModel(config).save_pretrained(base)
-    fast.save_pretrained(base)
+    base = tiny_causal_lm(tmp_path / "tiny", texts)
     first = fine_tune(str(base), tmp_path / "a", max_steps=3, batch_size=8, seed=1)
     second = fine_tune(str(base), tmp_path / "b", max_steps=3, batch_size=8, seed=1)
     assert first["steps"] == 3 and first["final_loss"] == second["final_loss"]
@@ -209,23 +199,15 @@ def test_a_causal_lms_score_is_per_subword_token_and_the_signature_says_so(mirro
     end of text), as Cheng et al. score with GPT-2, and the signature says ``tokens=subwords``."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     from mwz_metrics.fluency import api
     from mwz_metrics.fluency.model import CausalLMFluency, NgramFluency
     from mwz_metrics.tokens import model_words
 
     texts = ["there are [value_choice] trains to cambridge .", "the restaurant serves italian food ."] * 20
-    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
-    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tokenizer.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=60, special_tokens=["<unk>", "<|endoftext|>"]))
-    fast = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, unk_token="<unk>", eos_token="<|endoftext|>", bos_token="<|endoftext|>"
-    )
-    config = transformers.GPT2Config(vocab_size=fast.vocab_size, n_positions=64, n_embd=16, n_layer=1, n_head=2)
     torch.manual_seed(0)
-    transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "bpe")
-    fast.save_pretrained(tmp_path / "bpe")
+    tiny_causal_lm(tmp_path / "bpe", texts, bpe=True, positions=64, width=16)
+    fast = transformers.AutoTokenizer.from_pretrained(tmp_path / "bpe")
     model = CausalLMFluency(str(tmp_path / "bpe"))
     response = "the restaurant serves cambridge food ."
     words = model_words(response)

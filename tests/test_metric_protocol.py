@@ -5,25 +5,12 @@ commands taking each by name (their older flags are spellings of names)."""
 from __future__ import annotations
 
 import json
-import logging
 
 import pytest
-from conftest import shared_path
+from conftest import run_cli, shared_path
 
 from mwz_metrics import metric
-from mwz_metrics.cli import main
 from mwz_metrics.inputs import InputError
-
-
-def _run(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    logging.disable(logging.CRITICAL)  # in-process: the CLI's logging set-up stays the first test's
-    try:
-        code = main(["-q", *argv])
-    finally:
-        logging.disable(logging.NOTSET)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture()
@@ -60,9 +47,9 @@ def test_defaults_come_from_the_registry_when_none_of_their_group_is_asked():
 
 
 def test_flags_are_spellings_of_registered_names(small_system, capsys):
-    code, spelled, err = _run(capsys, "evaluate", "-i", str(small_system), "-b", "-s", "--dst", "--json")
+    code, spelled, err = run_cli(capsys, "evaluate", "-i", str(small_system), "-b", "-s", "--dst", "--json")
     assert code == 0, err
-    code, named, err = _run(
+    code, named, err = run_cli(
         capsys,
         "evaluate",
         "-i",
@@ -83,21 +70,21 @@ def test_flags_are_spellings_of_registered_names(small_system, capsys):
 
 
 def test_a_metric_option_is_the_command_setting(small_system, capsys):
-    code, flag, err = _run(capsys, "evaluate", "-i", str(small_system), "-s", "--matching", "intersection", "--json")
+    code, flag, err = run_cli(capsys, "evaluate", "-i", str(small_system), "-s", "--matching", "intersection", "--json")
     assert code == 0, err
-    code, option, err = _run(
+    code, option, err = run_cli(
         capsys, "evaluate", "-i", str(small_system), "--metric", "success:matching=intersection", "--json"
     )
     assert code == 0, err
     assert option == flag and "matching=intersection" in json.loads(option)["signature"]["line"]
-    code, flag, err = _run(capsys, "evaluate", "-i", str(small_system), "-b", "--style", "mwz22", "--style", "hdsa")
+    code, flag, err = run_cli(capsys, "evaluate", "-i", str(small_system), "-b", "--style", "mwz22", "--style", "hdsa")
     assert code == 0, err
-    code, option, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "bleu:styles=mwz22+hdsa")
+    code, option, err = run_cli(capsys, "evaluate", "-i", str(small_system), "--metric", "bleu:styles=mwz22+hdsa")
     assert code == 0, err
     assert option == flag and "hdsa " in option and "augpt" not in option.split("signature:")[0]
-    code, out, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "success:optimistic=maybe")
+    code, out, err = run_cli(capsys, "evaluate", "-i", str(small_system), "--metric", "success:optimistic=maybe")
     assert code == 2 and out == "" and "optimistic is true or false" in err and len(err.strip().splitlines()) == 1
-    code, out, err = _run(capsys, "evaluate", "-i", str(small_system), "--metric", "richness:styles=damd")
+    code, out, err = run_cli(capsys, "evaluate", "-i", str(small_system), "--metric", "richness:styles=damd")
     assert code == 2 and "richness takes no options, got styles" in err
 
 

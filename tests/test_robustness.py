@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import session_cache, shared_path
+from conftest import run_cli, session_cache, shared_path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -46,14 +46,7 @@ def valid(synth22, tmp_path_factory) -> tuple[Path, bytes]:
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    logging.disable(logging.CRITICAL)  # in-process: the CLI's logging set-up stays the first test's
-    try:
-        code = main(["-q", *argv])
-    finally:
-        logging.disable(logging.NOTSET)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return run_cli(capsys, *argv)
 
 
 MUTATIONS = st.lists(

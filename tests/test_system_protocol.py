@@ -113,16 +113,8 @@ def test_errors_name_the_system_the_session_and_the_turn(folder):
 
 
 @pytest.fixture(scope="module")
-def context(tmp_path_factory):
-    from conftest import session_cache
-
-    from mwz_metrics.interactive.context import InteractiveContext
-
-    patch = pytest.MonkeyPatch()
-    patch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror-synth22")))
-    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
-    yield InteractiveContext()
-    patch.undo()
+def context(synth22_context):
+    return synth22_context
 
 
 @pytest.mark.parametrize(("policy", "lowest", "highest"), [("good", 90.0, 100.0), ("bad", 0.0, 10.0)])

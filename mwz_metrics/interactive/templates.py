@@ -208,19 +208,6 @@ _NAMED_ATTRIBUTES = {
         "time": r"travel time|duration|how long",
     }.items()
 }
-# The words that name a requestable attribute for sure (a user template naming one says something of it).
-_NAMED_ATTRIBUTES = {
-    slot: re.compile(pattern)
-    for slot, pattern in {
-        "phone": r"phone|contact number|telephone",
-        "addr": r"\baddress",
-        "post": r"post ?code|postal code|zip",
-        "car": r"car type|type of car|kind of car|make of (the )?car|model",
-        "fee": r"entrance fee|admission|entry fee",
-        "ref": r"reference|confirmation number",
-        "time": r"travel time|duration|how long",
-    }.items()
-}
 _INTENT_WORDS = {
     "thank": r"thank|appreciat|grateful|cheers|helpful|great help",
     "bye": r"\bbye\b|goodbye|good day|nice day|great day|good night|have a|take care|enjoy",
