@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import session_cache, shared_path
+from conftest import shared_path
 
 from mwz_metrics.interactive import api, export, scoring
 from mwz_metrics.interactive.acts import Act
@@ -27,17 +27,11 @@ def synth22() -> Path:
 
 
 @pytest.fixture(scope="module")
-def context(synth22, tmp_path_factory):
-    from mwz_metrics.interactive.context import InteractiveContext
-
-    patch = pytest.MonkeyPatch()
-    patch.setenv("MWZ_MIRROR", str(synth22))
-    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
-    context = InteractiveContext()
-    context.goals  # noqa: B018
-    context.reader  # noqa: B018
-    yield context
-    patch.undo()
+def context(synth22_context):
+    """One context (templates, reader, goals, database) for the module, everything loaded once."""
+    synth22_context.goals  # noqa: B018
+    synth22_context.reader  # noqa: B018
+    return synth22_context
 
 
 @pytest.fixture()
