@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from mwz_metrics.bootstrap import DialogueScores
@@ -47,9 +47,9 @@ class MetricInputs:
     ``styles``, ``gold_states``, the Inform/Success variant, ``per_dialogue``, ``dialogue_scores``
     when a comparison resamples every figure); for sessions, ``predictions`` holds their system
     turns in mwzeval's format, ``truth`` builds their goals and bookings from the test set a metric
-    reads, and ``aligned`` says whether they replay the test dialogues. ``memo``: what one metric
-    learns of the inputs that the others read too (``responses``: each dialogue's responses with
-    their values replaced by placeholders, where mwzeval's metrics found a lexicalized system).
+    reads, and ``aligned`` says whether they replay the test dialogues. ``memo``: what is learnt of
+    the inputs once for every metric (``predictions`` read from ``source``; ``responses``: each
+    dialogue's responses with their values replaced by placeholders, see :func:`remember`).
     """
 
     predictions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
@@ -63,7 +63,6 @@ class MetricInputs:
     truth: Any = None
     aligned: bool = False
     memo: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
-    _read: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
     def kind(self) -> str:
@@ -79,13 +78,13 @@ class MetricInputs:
         """The predictions as a mapping, read from ``source`` once (an :class:`InputError` names the file)."""
         if self.predictions is not None:
             return self.predictions
-        if "predictions" not in self._read:
+        if "predictions" not in self.memo:
             from mwz_metrics.inputs import read_json
 
             if self.source is None:
                 raise InputError("no predictions to score")
-            self._read["predictions"] = read_json(self.source, "predictions")
-        return self._read["predictions"]
+            self.memo["predictions"] = read_json(self.source, "predictions")
+        return self.memo["predictions"]
 
 
 @dataclasses.dataclass
@@ -116,6 +115,8 @@ class MetricResult:
     shared: dict[str, Any] = dataclasses.field(default_factory=dict)
     columns: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     lines: list[str] = dataclasses.field(default_factory=list)  # its own section of the table, if it writes one
+    # the responses it read, where it rewrote them (delexicalized): the other metrics of these inputs read them too
+    responses: dict[str, list[str]] | None = None
 
     def section(self) -> Any:
         """The JSON a result holds under the metric's name."""
@@ -267,6 +268,7 @@ def score(loaded: Sequence[tuple[Metric, Any]], inputs: MetricInputs) -> dict[st
             groups.setdefault(together, []).append(metric)
     for together, members in groups.items():
         results.update(together(members, inputs))
+    remember(inputs, results.values())
     read: list[MetricInputs] = []  # a file is read once, and only for a metric scored on its own
     out: dict[str, MetricResult] = {}
     for metric, found in loaded:
@@ -279,6 +281,14 @@ def score(loaded: Sequence[tuple[Metric, Any]], inputs: MetricInputs) -> dict[st
         result.higher_is_better, result.version = found.higher_is_better, found.version
         out[found.name] = result
     return out
+
+
+def remember(inputs: MetricInputs, results: Iterable[MetricResult]) -> None:
+    """Keep in ``inputs`` the responses a result rewrote, for the metrics scored on them afterwards
+    (a comparison scores mwzeval's metrics in other processes, the others here)."""
+    for result in results:
+        if result.responses is not None:
+            inputs.memo["responses"] = result.responses
 
 
 def _as_read(inputs: MetricInputs) -> MetricInputs:

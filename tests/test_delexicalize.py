@@ -193,3 +193,23 @@ WRITES_ITS_OWN_VALUES = {
     "augpt": "phone numbers, postcodes and venue names written out in its responses (Success +1.3)",
     "uniconv": "half names ('the cambridge arts [attraction_type]') that, filled, are whole venue names (Inform +1.4)",
 }
+
+
+def test_every_metric_reads_the_delexicalized_responses_in_every_command(synth22, test_set, tmp_path, capsys):
+    """Fluency of a lexicalized file: ``mwz evaluate`` and ``mwz compare`` (whose mwzeval metrics may run in
+    other processes) read the same delexicalized responses, and not the written ones."""
+    from mwz_metrics import compare
+
+    keys = sorted(json.loads(shared_path("data", "mwzeval", "predictions", "ubar.json").read_text()))[:30]
+    _, written, _ = _lexicalized(test_set, "ubar", tmp_path, keys)
+    code, out, err = run_cli(capsys, "evaluate", "-i", str(written), "-s", "--fluency", "--json")
+    assert code == 0, err
+    evaluated = json.loads(out)["fluency"]["fluency"]
+    code, out, err = run_cli(
+        capsys, "evaluate", "-i", str(written), "-s", "--fluency", "--json", "--delexicalize", "never"
+    )
+    assert json.loads(out)["fluency"]["fluency"] != evaluated
+    for jobs in (1, 2):
+        systems = {"lex": str(written), "again": str(written), "third": str(written)}
+        table = compare(systems, bleu=False, richness=False, metrics=["fluency"], resamples=0, jobs=jobs)
+        assert table.value("lex", "fluency") == pytest.approx(evaluated)

@@ -65,13 +65,18 @@ class _Scoring:
         )
 
 
-def _score_one(scoring: _Scoring, loaded: list, name: str, predictions: Any) -> tuple[str, dict[str, Any]]:
-    """One system's results of ``loaded`` (an input error names the system)."""
+def _score_one(
+    scoring: _Scoring, loaded: list, name: str, predictions: Any, known: Mapping[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """One system's results of ``loaded`` (an input error names the system); ``known``: its results of
+    other metrics, whose rewritten responses these read too."""
     from mwz_metrics import metric
 
     logger.info("scoring %s", name)
     try:
-        return name, metric.score(loaded, scoring.inputs(name, predictions))
+        inputs = scoring.inputs(name, predictions)
+        metric.remember(inputs, (known or {}).values())
+        return name, metric.score(loaded, inputs)
     except ValueError as error:  # InputError among them
         raise InputError(f"system {name}: {error}") from None
 
@@ -120,7 +125,7 @@ def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | 
             measured[name].update(results)
     if staying:
         for name, predictions in progress(systems.items(), "metrics", total=len(systems)):
-            measured[name].update(_score_one(scoring, staying, name, predictions)[1])
+            measured[name].update(_score_one(scoring, staying, name, predictions, measured[name])[1])
     order = [found.name for _metric, found in scoring.loaded]
     return {name: {m: results[m] for m in order} for name, results in measured.items()}
 

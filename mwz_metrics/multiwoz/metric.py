@@ -161,14 +161,13 @@ def score_together(metrics: Sequence[MwzevalMetric], inputs: MetricInputs) -> di
         raise InputError("no predictions to score")
     truth = inputs.truth(scorer.testset) if callable(inputs.truth) else inputs.truth
     result = scorer.evaluate(predictions, sessions=truth)
-    if scorer.last_delexicalized is not None:  # the other metrics read the same responses
-        inputs.memo["responses"] = scorer.last_delexicalized
     logger.info("mwzeval's %s: %s", "+".join(parts), ", ".join(f"{k} {v:.2f}s" for k, v in scorer.timings.items()))
     statistics = _bleu_statistics(scorer) if "bleu" in parts and settings.get("dialogue_scores") else {}
     out = {}
     for metric in metrics:
         scored = _RESULTS[metric.name](result, statistics)
         scored.shared, scored.lines = result, _lines(metric.name, result[metric.name])
+        scored.responses = scorer.last_delexicalized  # the other metrics read the same responses
         out[metric.name] = scored
     return out
 
