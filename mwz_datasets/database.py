@@ -75,6 +75,24 @@ _BITS = bytes.maketrans(b"01", b"\x00\x01")
 Normalizer = Callable[[str | None, str, str], str]
 
 
+# MultiWOZ's police station and hospital, which mwzeval's database leaves out (its tables are the
+# four venue domains): what a system says of them, by column.
+SERVICE_VENUES = {
+    "police": {
+        "name": "Parkside Police Station",
+        "address": "Parkside, Cambridge",
+        "postcode": "cb11jg",
+        "phone": "01223358966",
+    },
+    "hospital": {
+        "name": "Addenbrookes Hospital",
+        "address": "Hills Rd, Cambridge",
+        "postcode": "cb20qq",
+        "phone": "01223245151",
+    },
+}
+
+
 def column_name(name: str) -> str:
     """mwzeval's database column name for a raw column or slot name."""
     if name == "id":

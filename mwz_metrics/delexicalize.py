@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mwz_datasets.database import SERVICE_VENUES
+
 VERSION = "1.0.0"
 MODES = ("auto", "always", "never")
 
@@ -59,14 +61,6 @@ _COUNT = re.compile(r"(?<![\w\[])\d+(?![\w\]])")
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _AREAS = ("north", "south", "east", "west", "centre", "center", "city centre", "town centre")
 _PRICE_RANGES = ("cheap", "moderate", "moderately priced", "expensive")
-# Police and hospital are not in mwzeval's database; MultiWOZ knows one of each.
-_SERVICES = {
-    "parkside police station": "[value_name]",
-    "addenbrookes hospital": "[value_name]",
-    "parkside, cambridge": "[value_address]",
-    "hills rd, cambridge": "[value_address]",
-    "hills road, cambridge": "[value_address]",
-}
 # Words that are a value's name but far more often an ordinary word of a response.
 _TOO_COMMON = {"hotel", "restaurant", "attraction", "train", "taxi", "the", "free", "yes", "no", "none", "place"}
 _SPELLINGS = {"concert hall": "[value_type]", "swimming pool": "[value_type]", "multiple sports": "[value_type]"}
@@ -191,8 +185,10 @@ def _database_phrases(database: Any) -> dict[str, str]:
     for row in database.all_rows("train"):
         add(row.get("departure"), "[value_place]")
         add(row.get("destination"), "[value_place]")
-    for value, placeholder in _SERVICES.items():
-        add(value, placeholder)
+    for venue in SERVICE_VENUES.values():  # police and hospital, not in mwzeval's database
+        add(venue["name"], "[value_name]")
+        add(venue["address"], "[value_address]")
+    add("hills road, cambridge", "[value_address]")
     for words, placeholder in ((_DAYS, "[value_day]"), (_AREAS, "[value_area]"), (_PRICE_RANGES, "[value_pricerange]")):
         for word in words:
             add(word, placeholder)
@@ -237,7 +233,7 @@ class Decision:
     apply: bool = False
     changed: int = 0  # responses the delexicalizer changed (filled in by the caller)
 
-    def warnings(self, where: str = "the responses") -> list[dict[str, Any]]:
+    def warnings(self) -> list[dict[str, Any]]:
         """The result's warnings: values replaced, or neither placeholders nor values."""
         out = []
         if self.apply and self.changed:
@@ -264,7 +260,7 @@ class Decision:
                 {
                     "kind": "no_placeholders_or_values",
                     "count": self.responses,
-                    "effect": f"{where} carry no placeholder and no value of the venue database: Inform and "
+                    "effect": "the responses carry no placeholder and no value of the venue database: Inform and "
                     "Success find no venue, reference or attribute in them (are these the system's responses?)",
                 }
             )

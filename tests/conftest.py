@@ -83,17 +83,32 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.fixture(scope="session")
+def synth22() -> Path:
+    """The synthetic full-scale MultiWOZ 2.2 mirror (2.1 content in 2.2 format)."""
+    return shared_path("data", "mirror-synth22")
+
+
 @pytest.fixture(scope="module")
-def synth22_context(tmp_path_factory):
-    """One interactive context (templates, reader, goals, database) of the full-scale 2.2 mirror for a
-    module, on the run's cache."""
+def synth22_context(synth22, tmp_path_factory):
+    """One interactive context of the synth22 mirror for a module, on the run's cache, everything
+    (templates, reader, goals, database) loaded once."""
     from mwz_metrics.interactive.context import InteractiveContext
 
     patch = pytest.MonkeyPatch()
-    patch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror-synth22")))
+    patch.setenv("MWZ_MIRROR", str(synth22))
     patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
-    yield InteractiveContext()
+    context = InteractiveContext()
+    context.goals  # noqa: B018
+    context.reader  # noqa: B018
+    yield context
     patch.undo()
+
+
+@pytest.fixture()
+def synth22_env(synth22, synth22_context, monkeypatch):
+    """The synth22 mirror for one test (its context loaded)."""
+    monkeypatch.setenv("MWZ_MIRROR", str(synth22))
 
 
 def tiny_causal_lm(folder: Path, texts: list[str], *, bpe: bool = False, positions: int = 128, width: int = 32) -> Path:

@@ -21,21 +21,13 @@ SLICE = 80  # goals per run in the tests: the first of the test set (all five do
 
 
 @pytest.fixture(scope="module")
-def synth22() -> Path:
-    return shared_path("data", "mirror-synth22")
-
-
-@pytest.fixture(scope="module")
 def context(synth22_context):
-    """One context (templates, reader, goals, database) for the module, everything loaded once."""
-    synth22_context.goals  # noqa: B018
-    synth22_context.reader  # noqa: B018
     return synth22_context
 
 
 @pytest.fixture()
-def env(synth22, context, monkeypatch):
-    monkeypatch.setenv("MWZ_MIRROR", str(synth22))
+def env(synth22_env):
+    """The synth22 mirror for the test."""
 
 
 def _run(context, system, simulator="agenda", goals=SLICE, **options):

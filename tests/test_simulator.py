@@ -8,10 +8,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from conftest import shared_path
 
 from mwz_metrics.interactive import api, export, scoring
 from mwz_metrics.interactive.acts import Act
@@ -22,21 +20,13 @@ from mwz_metrics.interactive.systems.reference import OracleSystem
 
 
 @pytest.fixture(scope="module")
-def synth22() -> Path:
-    return shared_path("data", "mirror-synth22")
-
-
-@pytest.fixture(scope="module")
 def context(synth22_context):
-    """One context (templates, reader, goals, database) for the module, everything loaded once."""
-    synth22_context.goals  # noqa: B018
-    synth22_context.reader  # noqa: B018
     return synth22_context
 
 
 @pytest.fixture()
-def env(synth22, context, monkeypatch):
-    monkeypatch.setenv("MWZ_MIRROR", str(synth22))
+def env(synth22_env):
+    """The synth22 mirror for the test."""
 
 
 # -- the goal tracker against the test wizards ---------------------------------------------------

@@ -350,14 +350,15 @@ def compare(
     rows = _static_rows(measured, stats)
     rows += _interactive_rows(interactive, success="success" in asked, richness="richness" in asked)
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
+    assembled = {name: _assembled(results) for name, results in measured.items()}
     return Comparison(
         systems=list(systems),
         rows=rows,
         signature=_signature(measured, interactive, common_dialogues),
         baseline=baseline,
         per_dialogue=_dialogue_rows(measured) if per_dialogue else [],
-        results={**{n: _assembled(r) for n, r in measured.items()}, **interactive},
-        settings=_settings(measured, interactive, resamples, seed, common_dialogues),
+        results={**assembled, **interactive},
+        settings=_settings(measured, assembled, interactive, resamples, seed, common_dialogues),
     )
 
 
@@ -430,6 +431,7 @@ def _signature(
 
 def _settings(
     measured: Mapping[str, Mapping[str, Any]],
+    assembled: Mapping[str, Mapping[str, Any]],
     interactive: Mapping[str, Mapping[str, Any]],
     resamples: int,
     seed: int,
@@ -441,7 +443,7 @@ def _settings(
 
     dialogues_of = {}
     for name, results in measured.items():
-        coverage = _assembled(results).get("coverage") or {}
+        coverage = assembled[name].get("coverage") or {}
         dialogues_of[name] = len(_dialogues(results)) or coverage.get("dialogues", 0)
     dialogues_of.update({n: r["sessions"] for n, r in interactive.items()})
     shown = {m: metric.describe(r) for results in measured.values() for m, r in results.items() if not r.shared}

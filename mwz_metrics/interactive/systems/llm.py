@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mwz_datasets.database import column_name
+from mwz_datasets.database import SERVICE_VENUES, column_name
 from mwz_metrics.interactive.chat import ChatClient, ChatError
 from mwz_metrics.interactive.protocol import SessionEnd
 
@@ -99,21 +99,6 @@ TOOLS = [
         },
     },
 ]
-# MultiWOZ's police station and hospital (not in mwzeval's database).
-_SERVICES = {
-    "police": {
-        "name": "Parkside Police Station",
-        "address": "Parkside, Cambridge",
-        "postcode": "cb11jg",
-        "phone": "01223358966",
-    },
-    "hospital": {
-        "name": "Addenbrookes Hospital",
-        "address": "Hills Rd, Cambridge",
-        "postcode": "cb20qq",
-        "phone": "01223245151",
-    },
-}
 _SHOWN = ("name", "trainID", "area", "food", "pricerange", "type", "stars", "address", "phone", "postcode",
           "departure", "destination", "day", "leaveAt", "arriveBy", "price", "duration", "entrance fee")  # fmt: skip
 _STATE_NAMES = {"leaveAt": "leave", "arriveBy": "arrive"}  # mwzeval's state slots
@@ -253,8 +238,8 @@ class LlmSystem:
         if domain not in _DOMAINS:
             return {"error": f"no domain {domain!r}"}
         _note(dialogue, domain)
-        if domain in _SERVICES:
-            return {"count": 1, "venues": [_SERVICES[domain]]}
+        if domain in SERVICE_VENUES:
+            return {"count": 1, "venues": [SERVICE_VENUES[domain]]}
         given = {str(k): str(v) for k, v in dict(constraints).items() if str(v).strip().lower() not in _NOT_CONSTRAINTS}
         slots = dialogue.state.setdefault(domain, {})
         for key, value in dict(constraints).items():

@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from mwz_datasets.database import column_name
+from mwz_datasets.database import SERVICE_VENUES, column_name
 from mwz_metrics.interactive.acts import ACT_TO_COLUMN, BOOK_SLOTS, DOMAINS, VENUE_DOMAINS, Act, parse_acts, state_slot
 from mwz_metrics.interactive.language import SystemTemplates
 
@@ -77,21 +77,6 @@ _PLACEHOLDER_ACT_SLOTS = {
     "value_people": ("people",),
     "value_stay": ("stay",),
     "value_stars": ("stars",),
-}
-# MultiWOZ's police station and hospital (not in mwzeval's database): what oracle-lex says of them.
-_SERVICES = {
-    "police": {
-        "name": "Parkside Police Station",
-        "addr": "Parkside, Cambridge",
-        "post": "cb11jg",
-        "phone": "01223358966",
-    },
-    "hospital": {
-        "name": "Addenbrookes Hospital",
-        "addr": "Hills Rd, Cambridge",
-        "post": "cb20qq",
-        "phone": "01223245151",
-    },
 }
 _NOT_VALUES = {"", "?", "none", "dontcare"}
 
@@ -376,8 +361,8 @@ def lexicalize(text: str, acts: Sequence[Act]) -> str:
     values: dict[str, list[str]] = {}
     for act in acts:
         value = act.value
-        if act.domain in _SERVICES and str(value).strip().lower() in _NOT_VALUES:
-            value = _SERVICES[act.domain].get(act.slot, value)
+        if act.domain in SERVICE_VENUES and str(value).strip().lower() in _NOT_VALUES:  # not in the database
+            value = SERVICE_VENUES[act.domain].get(ACT_TO_COLUMN.get(act.slot, act.slot), value)
         if str(value).strip().lower() == "dontcare":
             value = "any"  # "no hotel in any area"
         if str(value).strip().lower() not in _NOT_VALUES:
