@@ -28,7 +28,7 @@ from whole_process import mwz_command, shared_root, timed
 _SERVER = textwrap.dedent(
     """
     import http.server, json, sys, time
-    from mwz_metrics.interactive.context import InteractiveContext
+    from mwz_metrics.interactive.harness.context import InteractiveContext
     from mwz_metrics.interactive.systems.reference import OracleSystem
     oracle = OracleSystem(InteractiveContext())
     oracle.respond({"dialogue_id": "warm", "turn": 0, "history": []})

@@ -7,7 +7,7 @@ names them (``mwz interact --simulator agenda --system oracle``).
 from mwz_plugins.hookspecs import hookimpl
 from mwz_plugins.registry import SystemEntry, UserSimulatorEntry
 
-_SIMULATORS = "mwz_metrics.interactive.simulators"
+_SIMULATORS = "mwz_metrics.interactive.user"
 _SYSTEMS = "mwz_metrics.interactive.systems.reference"
 
 

@@ -78,7 +78,7 @@ def mwz_register_user_simulators(register: Callable[[UserSimulatorEntry], None])
 
     A :class:`UserSimulatorEntry` names a loader ``"package.module:attribute"``: a callable
     ``make(context, **options)`` returning a factory whose ``session(goal, rng)`` gives one
-    simulated user per goal (see :mod:`mwz_metrics.interactive.simulators.base`).
+    simulated user per goal (see :mod:`mwz_metrics.interactive.user.base`).
     """
 
 

@@ -113,7 +113,7 @@ class UserSimulatorEntry:
     """A user simulator for interactive evaluation, by import path ``"package.module:attribute"``.
 
     The attribute is a callable ``make(context, **options)`` returning a simulator factory
-    (see :mod:`mwz_metrics.interactive.simulators.base`); it is imported only when the
+    (see :mod:`mwz_metrics.interactive.user.base`); it is imported only when the
     simulator is used, so registering costs nothing.
     """
 

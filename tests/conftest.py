@@ -93,7 +93,7 @@ def synth22() -> Path:
 def synth22_context(synth22, tmp_path_factory):
     """One interactive context of the synth22 mirror for a module, on the run's cache, everything
     (templates, reader, goals, database) loaded once."""
-    from mwz_metrics.interactive.context import InteractiveContext
+    from mwz_metrics.interactive.harness.context import InteractiveContext
 
     patch = pytest.MonkeyPatch()
     patch.setenv("MWZ_MIRROR", str(synth22))

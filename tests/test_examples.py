@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import tiny_causal_lm
 
-from mwz_metrics.interactive import api, export
+from mwz_metrics.interactive.harness import api
+from mwz_metrics.interactive.scoring import export
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

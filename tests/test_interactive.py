@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from mwz_metrics.interactive import api, export
-from mwz_metrics.interactive import sessions as session_files
+from mwz_metrics.interactive.harness import api
+from mwz_metrics.interactive.harness import sessions as session_files
+from mwz_metrics.interactive.scoring import export
 
 SLICE = 80  # goals per run in the tests: the first of the test set (all five domains occur)
 
@@ -261,7 +262,7 @@ def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context,
 # however loaded the machine.
 _SLOW_SYSTEM = """
 import os, time
-from mwz_metrics.interactive.context import InteractiveContext
+from mwz_metrics.interactive.harness.context import InteractiveContext
 from mwz_metrics.interactive.systems.reference import OracleSystem
 
 def make():
@@ -387,7 +388,7 @@ def test_llm_simulator_against_a_stub_chat_server(env, context):
 def test_reader_on_the_held_out_test_turns(env, context):
     """The system-act reader, trained on validation, measured on the test system turns (regression floors)."""
     from mwz_datasets import multiwoz_raw
-    from mwz_metrics.interactive import reader
+    from mwz_metrics.interactive.user import reader
 
     paths, _ = context.dialogue_files("test")
     measured = reader.measure(context.reader, list(multiwoz_raw.iter_dialogues("2.1", "test", paths)))
@@ -492,7 +493,7 @@ def test_a_third_party_simulator_plugin_is_used_by_name(env, context):
 
 
 def make_polite(context, **options):
-    from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
+    from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
 
     class Polite(UserSimulator):
         def __init__(self, goal):

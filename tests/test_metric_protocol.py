@@ -107,7 +107,7 @@ def test_each_metric_scored_alone_equals_the_group_pass(small_system):
 
 
 def test_a_metric_that_needs_references_refuses_free_sessions(small_system):
-    from mwz_metrics.interactive import api
+    from mwz_metrics.interactive.harness import api
 
     run = api.prepare("oracle", simulator="agenda", goals=2)
     sessions = api.run_sessions(run, output=None)

@@ -11,12 +11,14 @@ import sys
 
 import pytest
 
-from mwz_metrics.interactive import api, export, scoring
 from mwz_metrics.interactive.acts import Act
 from mwz_metrics.interactive.goals import DomainGoal, UserGoal
-from mwz_metrics.interactive.runner import run_session
-from mwz_metrics.interactive.simulators.agenda import AgendaFactory
+from mwz_metrics.interactive.harness import api
+from mwz_metrics.interactive.harness.runner import run_session
+from mwz_metrics.interactive.scoring import export
+from mwz_metrics.interactive.scoring import figures as scoring
 from mwz_metrics.interactive.systems.reference import OracleSystem
+from mwz_metrics.interactive.user.agenda import AgendaFactory
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +38,7 @@ def test_the_tracker_understands_the_test_wizards(env, context):
     """Item 1 and 2 of the issue, on all 1000 test dialogues: what mwzeval's Success checks is found
     satisfied in >= 95% of its successes (acts: 99.8, text: 98.6 measured), the text within 5 points of
     the acts, and hardly any disagreement is the tracker's own misreading."""
-    from mwz_metrics.interactive import agreement
+    from mwz_metrics.interactive.diagnostics import agreement
 
     report = agreement.run(context)
     acts, text = report["acts"], report["text"]
@@ -55,7 +57,7 @@ def _goal(*parts: DomainGoal, key: str = "test0001") -> UserGoal:
 
 
 def test_the_tracker_reads_offers_without_a_name_bookings_in_any_act_and_a_venue_the_user_named():
-    from mwz_metrics.interactive.tracker import GoalTracker
+    from mwz_metrics.interactive.user.tracker import GoalTracker
 
     train = DomainGoal("train", {"departure": "cambridge", "destination": "ely", "day": "monday"}, book={"people": "2"})
     hotel = DomainGoal("hotel", {"name": "acorn guest house"}, reqt=("phone",))
@@ -75,7 +77,7 @@ def test_the_tracker_reads_offers_without_a_name_bookings_in_any_act_and_a_venue
 
 
 def test_a_confirmed_constraint_keeps_the_offer_and_a_contradicted_one_asks_for_the_name():
-    from mwz_metrics.interactive.tracker import GoalTracker
+    from mwz_metrics.interactive.user.tracker import GoalTracker
 
     restaurant = DomainGoal("restaurant", {"food": "indian", "area": "south"}, reqt=("phone",))
     tracker = GoalTracker(_goal(restaurant))
@@ -196,7 +198,7 @@ def chatty_system():
 
 def make_crashing(context, **options):
     """A simulator plugin that fails reading the system's second turn."""
-    from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
+    from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
 
     class Crashing(UserSimulator):
         def __init__(self, goal):
@@ -407,8 +409,8 @@ def test_a_system_that_never_finds_anything_is_given_up_after_two_tries(env, con
 
 
 def test_user_turns_fit_where_they_stand_and_name_only_their_values(env, context):
-    from mwz_metrics.interactive import realism
-    from mwz_metrics.interactive.templates import _BACK_REFERENCES, _REPLY_OPENERS
+    from mwz_metrics.interactive.diagnostics import realism
+    from mwz_metrics.interactive.language.templates import _BACK_REFERENCES, _REPLY_OPENERS
 
     run = api.prepare("oracle-text", goals=200, context=context)
     sessions = api.run_sessions(run, output=None)
@@ -447,7 +449,7 @@ def test_sessions_are_as_coherent_as_the_gold_dialogues(env, context):
 
 
 def test_realism_after_oracle_histories(env, context):
-    from mwz_metrics.interactive import realism
+    from mwz_metrics.interactive.diagnostics import realism
 
     run = api.prepare("oracle-text", goals=100, context=context)
     sessions = api.run_sessions(run, output=None)
@@ -463,7 +465,7 @@ def test_realism_after_oracle_histories(env, context):
 
 
 def test_act_f1_by_hand():
-    from mwz_metrics.interactive.realism import NextTurn, act_scores
+    from mwz_metrics.interactive.diagnostics.realism import NextTurn, act_scores
 
     turn = NextTurn(
         "x",
@@ -500,7 +502,7 @@ def test_give_ups_summed_explained_and_written_to_the_session_file(env, context,
     assert sum(result["give_ups"].values()) >= 12 and all(": " in k for k in result["give_ups"])
     assert "simulator gave up: " in ran.stdout and "2 of 12 failed sessions:" in ran.stdout
     assert ran.stdout.count("system's side") >= 2 and "user   " in ran.stdout
-    _, stored = __import__("mwz_metrics.interactive.sessions", fromlist=["read"]).read(out)
+    _, stored = __import__("mwz_metrics.interactive.harness.sessions", fromlist=["read"]).read(out)
     for session in stored:
         outcome = session["outcome"]
         assert outcome["success"] == 0.0 and set(outcome["domains"]) == {
@@ -511,7 +513,7 @@ def test_give_ups_summed_explained_and_written_to_the_session_file(env, context,
 
 
 def test_domain_verdicts_say_whose_side():
-    from mwz_metrics.interactive.explain import domain_verdicts
+    from mwz_metrics.interactive.scoring.explain import domain_verdicts
 
     record = {
         "end": "user_done",
@@ -592,8 +594,8 @@ def test_the_llm_user_hears_the_system_and_its_key_goes_in_a_header_only(env, co
 
 
 def test_the_registered_versions_are_the_modules():
-    from mwz_metrics.interactive.simulators import agenda, llm, replay
     from mwz_metrics.interactive.systems import reference
+    from mwz_metrics.interactive.user import agenda, llm, replay
     from mwz_plugins import get_registry
 
     registry = get_registry()

@@ -25,7 +25,7 @@ class Mine:
     """The oracle's policy if it is given the user's acts; prints on both streams; fails where told."""
 
     def __init__(self, greeting="hi", fail_at=None):
-        from mwz_metrics.interactive.context import InteractiveContext
+        from mwz_metrics.interactive.harness.context import InteractiveContext
 
         self.oracle = OracleSystem(InteractiveContext(), with_acts=False)
         self.greeting = greeting
@@ -160,7 +160,7 @@ def test_an_llm_agent_with_database_tools_over_http(context, tmp_path, policy, l
 def test_an_llm_agent_retries_an_overloaded_endpoint_and_times_out_a_silent_one(context):
     from chat_stub import ChatStub
 
-    from mwz_metrics.interactive import api
+    from mwz_metrics.interactive.harness import api
 
     def run(stub, goals, **settings):
         options = {"endpoint": stub.endpoint, "model": "stub"}

@@ -59,7 +59,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _score_one(api, name: str, path, args: argparse.Namespace) -> dict[str, Any]:
-    from mwz_metrics.interactive import export, sessions
+    from mwz_metrics.interactive.harness import sessions
+    from mwz_metrics.interactive.scoring import export
 
     if sessions.looks_like_session_file(path):  # an mwz interact run: its sessions as they went
         _, stored = sessions.read(path)

@@ -117,7 +117,7 @@ def _reference_files(values: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     """Score one system (or the oracle) with the metrics asked for and print the table or JSON."""
     from mwz_metrics import metric
-    from mwz_metrics.interactive.sessions import looks_like_session_file
+    from mwz_metrics.interactive.harness.sessions import looks_like_session_file
 
     if args.input and looks_like_session_file(args.input):
         return _sessions(args)
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
 def _sessions(args: argparse.Namespace) -> int:
     """A session file: scored as ``mwz interact`` scores it (Inform/Success against each session's goal)."""
     from mwz_metrics.cli.interact import table
-    from mwz_metrics.interactive import api
+    from mwz_metrics.interactive.harness import api
 
     config, sessions = api.load_session_file(args.input)
     result = api.score(

@@ -39,7 +39,7 @@ def score_path(
 ) -> dict[str, Any]:
     """A predictions file or a session file, scored."""
     from mwz_metrics.fluency import api
-    from mwz_metrics.interactive import sessions
+    from mwz_metrics.interactive.harness import sessions
 
     if sessions.looks_like_session_file(path):
         _, stored = sessions.read(path)

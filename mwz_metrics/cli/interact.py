@@ -208,7 +208,7 @@ def _progress() -> Any:
 )
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or only score) the sessions and print the scores."""
-    from mwz_metrics.interactive import api
+    from mwz_metrics.interactive.harness import api
 
     output = args.output or _default_output(args)
     if args.score_only:
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_sessions(args: argparse.Namespace, output: str) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
     """Prepare the run, run (or resume) its sessions into ``output``: (configuration, sessions, context)."""
     from mwz_metrics.inputs import InputError
-    from mwz_metrics.interactive import api
+    from mwz_metrics.interactive.harness import api
 
     goals = args.goals if args.goals is not None else args.dialogue
     prepared = api.prepare(
@@ -265,8 +265,8 @@ def _report(
     args: argparse.Namespace, result: dict[str, Any], config: dict[str, Any], sessions: list, output: str
 ) -> None:
     """Print the table or the JSON, write what was asked (result, predictions, outcomes), explain failures."""
-    from mwz_metrics.interactive import export
-    from mwz_metrics.interactive import sessions as session_files
+    from mwz_metrics.interactive.harness import sessions as session_files
+    from mwz_metrics.interactive.scoring import export
 
     if not args.score_only:
         session_files.add_outcomes(output, result["per_session"])  # per-domain outcomes beside each session
@@ -278,7 +278,7 @@ def _report(
     if args.predictions:
         write_json(export.predictions(sessions), args.predictions)
     if args.explain:
-        from mwz_metrics.interactive.explain import explain
+        from mwz_metrics.interactive.scoring.explain import explain
 
         print()
         print(explain(sessions, result["per_session"], args.explain))

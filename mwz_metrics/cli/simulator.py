@@ -2,10 +2,10 @@
 
 ``agreement`` feeds the 1000 test dialogues to the simulator's goal tracker (the wizards' annotated
 acts, and their delexicalized text through the system-act reader) and compares its verdicts with
-mwzeval's Success on the same gold dialogues (:mod:`mwz_metrics.interactive.agreement`).
+mwzeval's Success on the same gold dialogues (:mod:`mwz_metrics.interactive.diagnostics.agreement`).
 ``realism`` scores the user turns the simulator says after oracle histories against the real ones
 (BLEU, act F1) and sets figures of simulated sessions beside the real test dialogues'
-(:mod:`mwz_metrics.interactive.realism`).
+(:mod:`mwz_metrics.interactive.diagnostics.realism`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ LISTED = 12  # categories of disagreement printed per source
 
 
 def _print_agreement(report: dict[str, Any]) -> None:
-    from mwz_metrics.interactive.agreement import KINDS
+    from mwz_metrics.interactive.diagnostics.agreement import KINDS
 
     print(f"goal tracker against mwzeval's Success on {report['dialogues']} gold MultiWOZ 2.1 test dialogues")
     for source in ("acts", "text"):
@@ -73,8 +73,8 @@ def _print_agreement(report: dict[str, Any]) -> None:
 )
 def agreement(args: argparse.Namespace) -> int:
     """Print (or write) the agreement report."""
-    from mwz_metrics.interactive import agreement as library
-    from mwz_metrics.interactive.context import InteractiveContext
+    from mwz_metrics.interactive.diagnostics import agreement as library
+    from mwz_metrics.interactive.harness.context import InteractiveContext
 
     context = InteractiveContext(data_dir=args.data_dir)
     report = library.run(context, sources=args.source or library.SOURCES, dialogues=args.dialogues)
@@ -139,9 +139,9 @@ def _print_realism(report: dict[str, Any]) -> None:
 )
 def realism(args: argparse.Namespace) -> int:
     """Print (or write) the realism report."""
-    from mwz_metrics.interactive import api
-    from mwz_metrics.interactive import realism as library
-    from mwz_metrics.interactive.context import InteractiveContext
+    from mwz_metrics.interactive.diagnostics import realism as library
+    from mwz_metrics.interactive.harness import api
+    from mwz_metrics.interactive.harness.context import InteractiveContext
 
     context = InteractiveContext(data_dir=args.data_dir)
     if args.sessions:
@@ -174,8 +174,8 @@ def _reader_arguments(parser: argparse.ArgumentParser) -> None:
 def reader(args: argparse.Namespace) -> int:
     """Print the reader's scores on the system turns of a split (it was trained on validation)."""
     from mwz_datasets import multiwoz_raw
-    from mwz_metrics.interactive.context import InteractiveContext
-    from mwz_metrics.interactive.reader import measure
+    from mwz_metrics.interactive.harness.context import InteractiveContext
+    from mwz_metrics.interactive.user.reader import measure
 
     context = InteractiveContext(data_dir=args.data_dir)
     paths, _ = context.dialogue_files(args.split)

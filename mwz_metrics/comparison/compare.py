@@ -132,7 +132,7 @@ def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | 
 
 def _split_interactive(systems: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(static, interactive): session files of ``mwz interact`` apart from predictions."""
-    from mwz_metrics.interactive.sessions import looks_like_session_file
+    from mwz_metrics.interactive.harness.sessions import looks_like_session_file
 
     interactive = {n: p for n, p in systems.items() if isinstance(p, (str, Path)) and looks_like_session_file(p)}
     return {n: p for n, p in systems.items() if n not in interactive}, interactive
@@ -242,8 +242,8 @@ def _score_interactive(
     """Each session file scored as ``mwz interact`` scores it (one shared context)."""
     if not systems:
         return {}
-    from mwz_metrics.interactive import api
-    from mwz_metrics.interactive.context import InteractiveContext
+    from mwz_metrics.interactive.harness import api
+    from mwz_metrics.interactive.harness.context import InteractiveContext
 
     context = InteractiveContext(data_dir=data_dir)
     out = {}

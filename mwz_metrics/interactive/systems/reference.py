@@ -28,7 +28,7 @@ from typing import Any
 
 from mwz_datasets.database import SERVICE_VENUES, column_name
 from mwz_metrics.interactive.acts import ACT_TO_COLUMN, BOOK_SLOTS, DOMAINS, VENUE_DOMAINS, Act, parse_acts, state_slot
-from mwz_metrics.interactive.language import SystemTemplates
+from mwz_metrics.interactive.language.banks import SystemTemplates
 
 VERSION = "2.0.0"  # the registered version (mwz_plugins.builtin_interactive)
 

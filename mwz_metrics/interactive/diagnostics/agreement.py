@@ -21,8 +21,8 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
-from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
-from mwz_metrics.interactive.tracker import GoalTracker
+from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
+from mwz_metrics.interactive.user.tracker import GoalTracker
 
 SOURCES = ("acts", "text")  # the system acts as annotated, or read from the delexicalized text
 

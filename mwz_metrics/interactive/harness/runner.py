@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.inputs import InputError
-from mwz_metrics.interactive import sessions as session_files
 from mwz_metrics.interactive.acts import acts_json
 from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_metrics.interactive.protocol import SessionEnd, System, SystemTurn, parse_system_turn
-from mwz_metrics.interactive.simulators.base import SimulatorFactory
+from mwz_metrics.interactive.user.base import SimulatorFactory
 
 logger = logging.getLogger(__name__)
 system_output = logging.getLogger("mwz.system")  # what systems print, at DEBUG (shown with -v)

@@ -26,9 +26,9 @@ from mwz_metrics.interactive.acts import Act
 from mwz_metrics.interactive.chat import ChatClient
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.protocol import SystemTurn
-from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
-from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.tracker import GoalTracker, TrackedUser
+from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
+from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
+from mwz_metrics.interactive.user.tracker import GoalTracker, TrackedUser
 
 VERSION = "1.1.0"  # the registered version (mwz_plugins.builtin_interactive)
 END_MARK = "[END]"

@@ -21,7 +21,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 
 from mwz_metrics.interactive.acts import Act
-from mwz_metrics.interactive.templates import (
+from mwz_metrics.interactive.language.templates import (
     DECLINE,
     MOMENTS,
     fits_moment,

@@ -20,7 +20,7 @@ from typing import Any
 
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.protocol import System, as_system
-from mwz_metrics.interactive.simulators.base import SimulatorFactory
+from mwz_metrics.interactive.user.base import SimulatorFactory
 
 
 @dataclasses.dataclass

@@ -23,8 +23,8 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.language.templates import detokenize, user_moment
 from mwz_metrics.interactive.protocol import SystemTurn
-from mwz_metrics.interactive.templates import detokenize, user_moment
 
 _GENERAL = ("general", "booking")
 
@@ -253,7 +253,7 @@ def run(
     """Every figure of the module docstring: oracle histories of the test dialogues (the first
     ``dialogues`` of them, or all), and ``sessions`` (simulated, session-file records) beside the real ones."""
     from mwz_datasets.corpus import load_corpus
-    from mwz_metrics.interactive.loading import load_simulator
+    from mwz_metrics.interactive.harness.loading import load_simulator
 
     corpus = load_corpus("test", context.data_dir)
     goals = dict(list(context.goals.items())[:dialogues]) if dialogues else dict(context.goals)

@@ -27,14 +27,14 @@ logger = logging.getLogger(__name__)
 
 BOOKABLE = ("restaurant", "hotel", "train", "attraction")  # mwzeval's order of booked domains
 # Modules whose code shapes the cached material.
-_DERIVING = ("acts.py", "goals.py", "templates.py", "reader.py", "linear.py", "context.py")
+_DERIVING = ("acts.py", "goals.py", "language/templates.py", "user/reader.py", "user/linear.py", "harness/context.py")
 
 
 @functools.cache
 def code_fingerprint() -> str:
     """sha256 of the modules that derive cached material (a change rebuilds it)."""
     digest = hashlib.sha256()
-    folder = Path(__file__).parent
+    folder = Path(__file__).parents[1]  # mwz_metrics/interactive
     for name in _DERIVING:
         digest.update((folder / name).read_bytes())
     digest.update((folder.parent / "tokens.py").read_bytes())  # how the reader splits words
@@ -81,7 +81,8 @@ class InteractiveContext:
     @functools.cached_property
     def validation(self) -> dict[str, Any]:
         """Templates and the reader's model, from 2.1 validation."""
-        from mwz_metrics.interactive import reader, templates
+        from mwz_metrics.interactive.language import templates
+        from mwz_metrics.interactive.user import reader
 
         def build(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
             return {
@@ -138,22 +139,22 @@ class InteractiveContext:
     @functools.cached_property
     def user_templates(self):
         """User templates by moment (:class:`~.language.UserTemplates`)."""
-        from mwz_metrics.interactive.language import UserTemplates
+        from mwz_metrics.interactive.language.banks import UserTemplates
 
         return UserTemplates(self.validation["user_templates"])
 
     @functools.cached_property
     def system_templates(self):
         """System templates for the reference systems (:class:`~.language.SystemTemplates`)."""
-        from mwz_metrics.interactive.language import SystemTemplates
+        from mwz_metrics.interactive.language.banks import SystemTemplates
 
         return SystemTemplates(self.validation["system_templates"])
 
     @functools.cached_property
     def reader(self):
         """The system-act reader (:class:`~.reader.SystemActReader`)."""
-        from mwz_metrics.interactive.linear import LinearModel
-        from mwz_metrics.interactive.reader import Lexicon, SystemActReader
+        from mwz_metrics.interactive.user.linear import LinearModel
+        from mwz_metrics.interactive.user.reader import Lexicon, SystemActReader
 
         return SystemActReader(LinearModel.from_json(self.validation["reader"]), Lexicon.from_database(self.database))
 

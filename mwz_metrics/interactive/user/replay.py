@@ -15,8 +15,8 @@ from typing import Any
 from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.protocol import SystemTurn
-from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
-from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
+from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
+from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
 
 VERSION = "1.0.0"
 

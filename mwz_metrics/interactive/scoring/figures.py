@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from mwz_metrics import bootstrap
-from mwz_metrics.interactive import export
 from mwz_metrics.interactive.acts import goal_slot_to_act
 from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.scoring import export
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Interactive evaluation as a library: run sessions and score them (what ``mwz interact`` does).
 
->>> from mwz_metrics.interactive.api import interact
+>>> from mwz_metrics.interactive.harness.api import interact
 >>> result = interact("oracle", simulator="agenda", goals=20, output="runs/oracle.jsonl")  # doctest: +SKIP
 >>> result["success"]  # doctest: +SKIP
 100.0
@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.inputs import InputError
-from mwz_metrics.interactive import export, scoring
-from mwz_metrics.interactive import sessions as session_files
-from mwz_metrics.interactive.context import InteractiveContext
 from mwz_metrics.interactive.goals import UserGoal
-from mwz_metrics.interactive.loading import load_simulator, load_system
-from mwz_metrics.interactive.runner import DEFAULT_MAX_TURNS, run_all
+from mwz_metrics.interactive.harness import sessions as session_files
+from mwz_metrics.interactive.harness.context import InteractiveContext
+from mwz_metrics.interactive.harness.loading import load_simulator, load_system
+from mwz_metrics.interactive.harness.runner import DEFAULT_MAX_TURNS, run_all
+from mwz_metrics.interactive.scoring import export
+from mwz_metrics.interactive.scoring import figures as scoring
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)

@@ -29,12 +29,12 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import VENUE_DOMAINS, Act
 from mwz_metrics.interactive.goals import UserGoal, taxi_endpoints
-from mwz_metrics.interactive.language import UserTemplates
+from mwz_metrics.interactive.language.banks import UserTemplates
+from mwz_metrics.interactive.language.templates import DECLINE, asks
 from mwz_metrics.interactive.protocol import SystemTurn
-from mwz_metrics.interactive.reader import ReaderContext, SystemActReader
-from mwz_metrics.interactive.simulators.base import SimulatorFactory, UserSimulator, UserTurn
-from mwz_metrics.interactive.templates import DECLINE, asks
-from mwz_metrics.interactive.tracker import (
+from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
+from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
+from mwz_metrics.interactive.user.tracker import (
     NO_BOOKING,
     NO_OFFER,
     NOT_GIVEN,

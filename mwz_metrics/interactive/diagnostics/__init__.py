@@ -1,0 +1,3 @@
+"""Studies of the simulator itself, not of systems: its agreement with the test wizards' outcomes and
+how real its turns are.
+"""
