@@ -142,6 +142,7 @@ def score(
     chain: str = "mwzeval",
     scorable_only: bool = False,
     delexicalize: str = "auto",
+    warm: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
     """Score sessions (see :mod:`.scoring`): every metric from the registry, mwzeval's Inform/Success
     always (the session figures rest on it), richness and BLEU (``bleu``: by default only for
@@ -150,7 +151,9 @@ def score(
     ``metrics``: registered metrics to add (names or :class:`~mwz_metrics.metric.MetricRequest`,
     ``--metric``). ``scorable_only``: leave out a metric that needs the test set's references when
     these sessions have none (a comparison asks every run for the same metrics), rather than refuse.
-    ``delexicalize``: how responses that carry values are read (:mod:`mwz_metrics.delexicalize`)."""
+    ``delexicalize``: how responses that carry values are read (:mod:`mwz_metrics.delexicalize`).
+    ``warm``: a dict the caller keeps between calls (an environment scoring one session at a time), in
+    which the metrics are loaded once, so that their test set and database stay loaded."""
     from mwz_metrics import metric
 
     context = context or InteractiveContext()
@@ -170,7 +173,11 @@ def score(
         truth=functools.partial(scoring.session_truth, sessions, aligned=aligned),
         aligned=aligned,
     )
-    results = metric.score(metric.load_all(requests), inputs)
+    if warm is None:
+        loaded = metric.load_all(requests)
+    else:
+        loaded = warm.get(tuple(requests)) or warm.setdefault(tuple(requests), metric.load_all(requests))
+    results = metric.score(loaded, inputs)
     static = metric.assemble({name: r for name, r in results.items() if r.shared})  # mwzeval's, in one pass
     result = scoring.score_sessions(sessions, static, resamples=resamples, seed=seed)
     bleu_scored = "bleu" in results

@@ -137,11 +137,16 @@ class _Session:
             seen.pop("acts", None)
         self.history.append(seen)
 
+    def request(self, index: int) -> dict[str, Any]:
+        """What the system receives for its turn ``index`` (see :mod:`~mwz_metrics.interactive.protocol`)."""
+        return {"dialogue_id": self.goal.dialogue_id, "turn": index, "history": list(self.history)}
+
     def answer(self, index: int) -> SystemTurn | None:
         """The system's validated turn ``index`` (None, the session ended, if it failed)."""
-        request = {"dialogue_id": self.goal.dialogue_id, "turn": index, "history": list(self.history)}
         try:
-            return parse_system_turn(_ask(self.system, request, self.where(index)), self.goal.dialogue_id, index)
+            return parse_system_turn(
+                _ask(self.system, self.request(index), self.where(index)), self.goal.dialogue_id, index
+            )
         except SessionEnd as stop:
             self.end = _end(stop.reason, f"{self.where(index)}: {stop.detail}" if stop.detail else self.where(index))
         except Exception as error:  # the system under test: its failure is a finding, not a crash
@@ -190,6 +195,52 @@ class _Session:
         return session
 
 
+class SteppedSession:
+    """One session advanced a system turn at a time: :func:`run_session`'s loop, for a caller that
+    hands the system's turns in (a Gymnasium environment whose agent is the system)."""
+
+    def __init__(
+        self,
+        goal: UserGoal,
+        factory: SimulatorFactory,
+        system: System,
+        *,
+        seed: int = 0,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        user_acts: bool = True,
+        name: str = "",
+    ) -> None:
+        self.session = _Session(
+            goal, system, name=name or getattr(system, "name", "") or "under test", user_acts=user_acts
+        )
+        self.max_turns = max_turns
+        self.index = 0  # the system turn asked for next
+        self.user = self.session.start(factory, random.Random(f"{seed}:{goal.dialogue_id}"))
+        if not self.done:
+            self.session.hear(self.user)
+
+    @property
+    def done(self) -> bool:
+        """The session has ended (the user, a failure, or the turn limit)."""
+        return self.user is None or self.index >= self.max_turns
+
+    def request(self) -> dict[str, Any]:
+        """What the system receives for the next turn."""
+        return self.session.request(self.index)
+
+    def step(self) -> None:
+        """The system answers the next turn; the user replies (unless the session ends)."""
+        turn = self.session.answer(self.index)
+        self.user = None if turn is None else self.session.reply(turn, self.user, self.index)
+        self.index += 1
+        if not self.done:
+            self.session.hear(self.user)
+
+    def record(self) -> dict[str, Any]:
+        """The record a session file stores (see :mod:`.sessions`)."""
+        return self.session.record()
+
+
 def run_session(
     goal: UserGoal,
     factory: SimulatorFactory,
@@ -202,17 +253,10 @@ def run_session(
 ) -> dict[str, Any]:
     """One session of ``goal``: the record a session file stores (see :mod:`.sessions`). ``user_acts``:
     whether the system sees the user's acts; ``name``: the system's, for the errors."""
-    session = _Session(goal, system, name=name or getattr(system, "name", "") or "under test", user_acts=user_acts)
-    user = session.start(factory, random.Random(f"{seed}:{goal.dialogue_id}"))
-    for index in range(max_turns if user is not None else 0):
-        session.hear(user)
-        turn = session.answer(index)
-        if turn is None:
-            break
-        user = session.reply(turn, user, index)
-        if user is None:
-            break
-    return session.record()
+    steps = SteppedSession(goal, factory, system, seed=seed, max_turns=max_turns, user_acts=user_acts, name=name)
+    while not steps.done:
+        steps.step()
+    return steps.record()
 
 
 # -- every session ----------------------------------------------------------------------------
