@@ -218,6 +218,39 @@ class SystemTemplates:
     def _choices(self) -> dict[tuple, list]:
         return {}
 
+    def candidates(
+        self,
+        intents: Iterable[str],
+        domain: str,
+        allowed: Iterable[str],
+        required: Iterable[str],
+        about: str | None = None,
+        asks: bool = False,
+    ) -> list[tuple[list[tuple[str, str, str, str]], list[str]]]:
+        """Every act signature saying acts of ``intents`` in ``domain`` about ``allowed`` slots, at
+        least the ``required`` ones (``"none"`` allows slotless acts), with its usable texts (see :meth:`choose`)."""
+        intents, allowed, required = frozenset(intents), frozenset(allowed), frozenset(required)
+        topic = frozenset({about or domain} - {"general", "booking"})
+        key = (intents, domain, allowed, required, topic, asks)
+        candidates = self._choices.get(key)
+        if candidates is None:
+            candidates = []
+            for name, parts in self._parsed:
+                if not all(p[0] in intents and p[1] == domain and p[2] in allowed for p in parts):
+                    continue
+                if not required <= {p[2] for p in parts if (p[3] == "value" and not asks) or p[0] == "request"}:
+                    continue
+                texts = self.texts(name, topic)
+                if texts:
+                    candidates.append((sorted(parts), texts))
+            self._choices[key] = candidates
+        return candidates
+
+    def texts(self, key: str, topic: Iterable[str]) -> list[str]:
+        """The templates of signature ``key`` that name no domain outside ``topic``."""
+        topic = frozenset(topic)
+        return [t for t, named in zip(self.templates.get(key, ()), self._named.get(key, ())) if named <= topic]
+
     def choose(
         self,
         intents: Iterable[str],
@@ -235,21 +268,7 @@ class SystemTemplates:
         any other domain is never chosen. ``asks``: the required slots must be asked for (requests). Used by reference systems, which choose what to say among
         what the corpus says; a signature is drawn with probability proportional to its templates.
         """
-        intents, allowed, required = frozenset(intents), frozenset(allowed), frozenset(required)
-        topic = frozenset({about or domain} - {"general", "booking"})
-        key = (intents, domain, allowed, required, topic, asks)
-        candidates = self._choices.get(key)
-        if candidates is None:
-            candidates = []
-            for name, parts in self._parsed:
-                if not all(p[0] in intents and p[1] == domain and p[2] in allowed for p in parts):
-                    continue
-                if not required <= {p[2] for p in parts if (p[3] == "value" and not asks) or p[0] == "request"}:
-                    continue
-                texts = [t for t, named in zip(self.templates[name], self._named[name]) if named <= topic]
-                if texts:
-                    candidates.append((sorted(parts), texts))
-            self._choices[key] = candidates
+        candidates = self.candidates(intents, domain, allowed, required, about, asks)
         if not candidates:
             return None
         parts, texts = rng.choices(candidates, weights=[len(t) for _, t in candidates])[0]
