@@ -17,7 +17,10 @@ logger = logging.getLogger("mwz.evaluate")
 def _args(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "-i", "--input", help="predictions JSON in mwzeval's format, or a session file of mwz interact (JSONL)"
+        "-i",
+        "--input",
+        help="predictions JSON in mwzeval's format, or a session file of mwz interact (JSONL) or its --predictions "
+        "export (scored as those sessions)",
     )
     source.add_argument(
         "--oracle", action="store_true", help="score the MultiWOZ 2.2 references themselves (gold states)"
@@ -117,10 +120,11 @@ def _reference_files(values: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     """Score one system (or the oracle) with the metrics asked for and print the table or JSON."""
     from mwz_metrics import metric
-    from mwz_metrics.interactive.harness.sessions import looks_like_session_file
+    from mwz_metrics.interactive.harness.api import load_sessions
 
-    if args.input and looks_like_session_file(args.input):
-        return _sessions(args)
+    sessions = load_sessions(args.input) if args.input else None
+    if sessions is not None:  # a session file, or its export as predictions
+        return _sessions(args, *sessions)
     loaded = metric.load_all(metric.with_defaults(metric_flags.requests(args)))  # mwzeval's three by default
     settings = {**evaluator_options(args), "per_dialogue": args.per_dialogue}
     started = time.perf_counter()
@@ -144,12 +148,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sessions(args: argparse.Namespace) -> int:
-    """A session file: scored as ``mwz interact`` scores it (Inform/Success against each session's goal)."""
+def _sessions(args: argparse.Namespace, config: dict[str, Any], sessions: list[dict[str, Any]]) -> int:
+    """Sessions (a session file, or its export): scored as ``mwz interact`` scores them (Inform/Success
+    against each session's goal)."""
     from mwz_metrics.cli.interact import table
     from mwz_metrics.interactive.harness import api
 
-    config, sessions = api.load_session_file(args.input)
     result = api.score(
         sessions, config, chain=args.chain, metrics=metric_flags.requests(args), delexicalize=args.delexicalize
     )

@@ -75,7 +75,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="print N (5) failed sessions as transcripts: what failed in each domain, on whose side",
     )
-    parser.add_argument("--predictions", help="also write the sessions as mwzeval predictions (JSON)")
+    parser.add_argument(
+        "--predictions",
+        help="also write the sessions as mwzeval predictions (JSON; each turn carries the rest of its session "
+        'under "mwz", so that mwz evaluate scores the file as these sessions)',
+    )
     parser.add_argument("--result", help="write the full result as JSON")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
@@ -276,7 +280,7 @@ def _report(
         print(table(result, config))
     write_json(result, args.result)
     if args.predictions:
-        write_json(export.predictions(sessions), args.predictions)
+        write_json(export.predictions_export(sessions, config), args.predictions)  # mwz evaluate scores it
     if args.explain:
         from mwz_metrics.interactive.scoring.explain import explain
 

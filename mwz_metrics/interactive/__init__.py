@@ -37,7 +37,8 @@ _EXPORTS = {
     "UserSimulator": "mwz_metrics.interactive.user.base",
     "SimulatorFactory": "mwz_metrics.interactive.user.base",
     "UserTurn": "mwz_metrics.interactive.user.base",
-    "to_dataset": "mwz_metrics.interactive.scoring.export",
+    "load_sessions": "mwz_metrics.interactive.harness.api",
+    "to_dataset": "mwz_metrics.interactive.harness.api",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -255,3 +256,32 @@ def interact(
 def load_session_file(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A session file's run configuration and its sessions (an incomplete last line dropped)."""
     return session_files.read(path)
+
+
+def load_sessions(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The run configuration and sessions of a session file, or of its export as predictions
+    (``mwz interact --predictions``); None for a file that is neither (predictions of a system)."""
+    if session_files.looks_like_session_file(path):
+        return session_files.read(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        return None
+    if f'"{export.EXPORT_KEY}"'.encode() not in raw:  # the cheap test first: most predictions are not exports
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None  # the predictions reader says what is wrong with it
+    return export.sessions_of_export(data, str(path))
+
+
+def to_dataset(source: str | Path | Sequence[Mapping[str, Any]]):
+    """A ``datasets.Dataset`` of sessions (:func:`.export.to_dataset`): a session file's path (or an
+    export's), or session records."""
+    if isinstance(source, (str, Path)):
+        loaded = load_sessions(source)
+        if loaded is None:
+            raise InputError(f"{source}: neither a session file of mwz interact nor its --predictions export")
+        source = loaded[1]
+    return export.to_dataset(source)

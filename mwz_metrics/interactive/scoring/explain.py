@@ -23,12 +23,56 @@ def failed(record: Mapping[str, Any]) -> bool:
     return record.get("success") == 0.0 or record.get("complete") == 0.0
 
 
+def mwzeval_failed(record: Mapping[str, Any]) -> bool:
+    """Whether mwzeval fails the session (its Success is 0): the system's side, whatever the simulator says."""
+    return record.get("success") == 0.0
+
+
+def _lacked(outcome: Mapping[str, Any]) -> str:
+    """What the simulator lacked in a domain, or why it gave the domain up ("" when satisfied)."""
+    return outcome.get("given_up") or ", ".join(outcome.get("missing") or ())
+
+
+def _mwzeval_ok(outcome: Mapping[str, Any]) -> bool:
+    return outcome.get("inform") is not False and outcome.get("success") is not False
+
+
+def sides(record: Mapping[str, Any]) -> list[str]:
+    """Whose side the failures of a scored session are on: ``system``, ``simulator``, both or neither
+    (the same verdict as :func:`domain_verdicts`, as a filter reads it)."""
+    found = set()
+    for outcome in record["domains"].values():
+        if not _mwzeval_ok(outcome):
+            found.add("system")
+        elif _lacked(outcome):
+            found.add("simulator")
+    if record.get("end") in _SYSTEM_ENDS:
+        found.add("system")
+    elif record.get("end") == "simulator_error":
+        found.add("simulator")
+    return [side for side in ("system", "simulator") if side in found]
+
+
+def explain_order(record: Mapping[str, Any], trial: int | None = None) -> tuple:
+    """Which failed sessions ``--explain`` shows first: mwzeval's failures (the system's side) before the
+    sessions mwzeval counts successful; then the most domains mwzeval fails, the most the simulator
+    lacked; ties broken by dialogue id and trial, so the choice does not depend on the file's order."""
+    outcomes = record["domains"].values()
+    return (
+        0 if mwzeval_failed(record) else 1,
+        -sum(1 for o in outcomes if not _mwzeval_ok(o)),
+        -sum(1 for o in outcomes if _lacked(o)),
+        str(record["id"]),
+        trial or 0,
+    )
+
+
 def domain_verdicts(record: Mapping[str, Any]) -> list[str]:
     """One line per failed goal domain: what failed and whose side it is on."""
     lines = []
     for domain, outcome in record["domains"].items():
-        mwzeval_ok = outcome.get("inform") is not False and outcome.get("success") is not False
-        lacked = outcome.get("given_up") or ", ".join(outcome.get("missing") or ())
+        mwzeval_ok = _mwzeval_ok(outcome)
+        lacked = _lacked(outcome)
         if mwzeval_ok and not lacked:
             continue
         if not mwzeval_ok:
@@ -61,18 +105,18 @@ def transcript(session: Mapping[str, Any]) -> list[str]:
 
 
 def explain(sessions: Sequence[Mapping[str, Any]], per_session: Sequence[Mapping[str, Any]], count: int) -> str:
-    """The first ``count`` failed sessions (in the sessions' order) as transcripts with their verdicts."""
-    by_id = {s["id"]: s for s in sessions}
-    chosen = [r for r in per_session if failed(r)][:count]
-    total = sum(1 for r in per_session if failed(r))
-    out = [f"{len(chosen)} of {total} failed sessions:"]
-    for record in chosen:
-        session = by_id[record["id"]]
+    """``count`` failed sessions as transcripts with their verdicts, mwzeval's failures first
+    (:func:`explain_order`). ``per_session`` is in the order of ``sessions`` (one record each)."""
+    pairs = [(record, session) for record, session in zip(per_session, sessions) if failed(record)]
+    chosen = sorted(pairs, key=lambda pair: explain_order(pair[0], pair[1].get("trial")))[:count]
+    out = [f"{len(chosen)} of {len(pairs)} failed sessions:"]
+    for record, session in chosen:
         end = session["end"]
         detail = f" ({end['detail']})" if end.get("detail") else ""
         out.append("")
+        trial = f" trial {session['trial']}" if session.get("trial") is not None else ""
         out.append(
-            f"{record['id']}: success {_flag(record.get('success'))}, complete {_flag(record.get('complete'))}, "
+            f"{record['id']}{trial}: success {_flag(record.get('success'))}, complete {_flag(record.get('complete'))}, "
             f"ended {end['reason']}{detail}"
         )
         for part in session["goal"]["domains"]:

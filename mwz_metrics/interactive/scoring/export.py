@@ -1,4 +1,12 @@
-"""Sessions in the forms other tools read: mwzeval predictions, speaker/text sessions, a Dataset."""
+"""Sessions in the forms other tools read: mwzeval predictions, speaker/text sessions, a Dataset.
+
+An export of sessions as predictions (:func:`predictions_export`, ``mwz interact --predictions``) is
+mwzeval's format, and each system turn carries under ``"mwz"`` what the sessions had besides (the
+user's turns, acts, goal, bookings, how it ended, the run): mwzeval's scripts read only ``response``,
+``state`` and ``active_domains`` and score it as predictions, while ``mwz evaluate`` turns it back into
+the sessions (:func:`sessions_of_export`) and scores them as ``mwz interact`` does, against each
+session's goal (the turns of a session are not the test dialogue's, so no reference turn lines up).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 _PREDICTION_KEYS = ("state", "active_domains")
+EXPORT_KEY = "mwz"  # per system turn of an export: what mwzeval's keys do not hold
 
 
 def system_turns(session: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -25,6 +34,87 @@ def predictions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[st
     return out
 
 
+def predictions_export(
+    sessions: Sequence[Mapping[str, Any]], run: Mapping[str, Any] | None
+) -> dict[str, list[dict[str, Any]]]:
+    """:func:`predictions`, each system turn also carrying the rest of its session under ``"mwz"``:
+    the turns before it (``"before"``, the user's), its own keys beyond mwzeval's (``"turn"``); the
+    first also the session without its turns (``"session"``), the last the turns after it
+    (``"after"``). The first dialogue with a system turn carries the run's configuration and the
+    sessions that have none (a system failing at once), which no list of turns could hold."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    # where each sits in the run's order: the bootstrap resamples sessions by position
+    empty = [{"position": i, "session": dict(s)} for i, s in enumerate(sessions) if not system_turns(s)]
+    for session in sessions:
+        turns: list[dict[str, Any]] = []
+        before: list[Mapping[str, Any]] = []
+        for turn in session["turns"]:
+            if turn["speaker"] != "system":
+                before.append(turn)
+                continue
+            extra = {k: v for k, v in turn.items() if k not in ("speaker", "text", *_PREDICTION_KEYS)}
+            shown = {"response": turn["text"], **{k: turn[k] for k in _PREDICTION_KEYS if k in turn}}
+            turns.append({**shown, EXPORT_KEY: {"before": before, "turn": extra}})
+            before = []
+        if not turns:
+            continue
+        turns[0][EXPORT_KEY]["session"] = {k: v for k, v in session.items() if k != "turns"}
+        turns[-1][EXPORT_KEY]["after"] = before
+        if run is not None and not out:
+            turns[0][EXPORT_KEY].update({"run": dict(run), "without_system_turns": empty})
+        out[str(session["id"])] = turns
+    return out
+
+
+def sessions_of_export(data: Any, source: str = "predictions") -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The run's configuration and the sessions of an export of :func:`predictions_export`; None when
+    ``data`` is not one (predictions of another kind). A dialogue without what an export holds is an
+    error naming it (an export edited, or two files merged)."""
+    from mwz_metrics.inputs import InputError
+
+    if not isinstance(data, Mapping) or not data:
+        return None
+    firsts = {key: turns[0] if isinstance(turns, list) and turns else None for key, turns in data.items()}
+    marked = [key for key, turn in firsts.items() if isinstance(turn, Mapping) and EXPORT_KEY in turn]
+    if not marked:
+        return None
+    run: dict[str, Any] | None = None
+    sessions: list[dict[str, Any]] = []
+    empty: list[Mapping[str, Any]] = []
+    for key, turns in data.items():
+        try:
+            first = turns[0][EXPORT_KEY]
+            run = run if run is not None else first.get("run")
+            empty.extend(first.get("without_system_turns") or [])
+            sessions.append(_session_of(turns))
+        except (KeyError, TypeError, IndexError, AttributeError) as error:
+            raise InputError(
+                f"{source}: dialogue {key}: not a session of an mwz interact export ({type(error).__name__}: "
+                f"{error}); the other dialogues are"
+            ) from None
+    if run is None:
+        raise InputError(f"{source}: an mwz interact export without its run's configuration")
+    for placed in sorted(empty, key=lambda p: p["position"]):
+        sessions.insert(placed["position"], dict(placed["session"]))
+    return run, sessions
+
+
+def _session_of(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One session back from its exported system turns."""
+    session = dict(turns[0][EXPORT_KEY]["session"])
+    rebuilt: list[dict[str, Any]] = []
+    for turn in turns:
+        carried = turn[EXPORT_KEY]
+        rebuilt.extend(dict(t) for t in carried["before"])
+        system = {"speaker": "system", "text": turn["response"]}
+        system.update({k: turn[k] for k in _PREDICTION_KEYS if k in turn})
+        system.update(carried["turn"])
+        rebuilt.append(system)
+    rebuilt.extend(dict(t) for t in turns[-1][EXPORT_KEY].get("after") or [])
+    session["turns"] = rebuilt
+    return session
+
+
 def dialogue_sessions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[str, str]]]:
     """Full sessions as ``[{"speaker", "text"}]`` (``mwz coherence``'s session setting)."""
     return {s["id"]: [{"speaker": t["speaker"], "text": t["text"]} for t in s["turns"]] for s in sessions}
@@ -38,8 +128,15 @@ def acts_of(turn: Mapping[str, Any]) -> list[list[str]]:
 
 
 def to_dataset(sessions: Sequence[Mapping[str, Any]]):
-    """A ``datasets.Dataset``: one row per session with its goal, turns, acts and end reason."""
+    """A ``datasets.Dataset``: one row per session with its goal, turns, acts and end reason
+    (a session file's path: :func:`mwz_metrics.interactive.to_dataset`, which reads it)."""
     import datasets
+
+    if isinstance(sessions, (str, bytes)) or hasattr(sessions, "__fspath__"):
+        raise TypeError(
+            "scoring.export.to_dataset takes session records; for a session file's path use "
+            "mwz_metrics.interactive.to_dataset(path)"
+        )
 
     rows = []
     for session in sessions:
