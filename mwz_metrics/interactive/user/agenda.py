@@ -20,6 +20,7 @@ MultiWOZ 2.1 validation user turns (:mod:`..templates`), filled with the goal's 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import re
@@ -52,6 +53,41 @@ _DONTCARE_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "foo
 _CHECKED_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "food", "day", "depart", "dest"}
 
 
+@dataclasses.dataclass(frozen=True)
+class AgendaOptions:
+    """How the user talks (the factory's options)."""
+
+    max_informs: int = 3  # constraints given at most in one turn
+    max_requests: int = 3  # attributes asked for at most in one turn
+    patience: int = 2  # tries (an offer, a booking, an attribute) before giving up
+
+
+@dataclasses.dataclass
+class Plan:
+    """What the user means to say and what it has tried (its agenda, beside the tracker's goal state)."""
+
+    names: dict[str, str]  # venue names the user knows: its goal's, then those the system offered (with acts)
+    order: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # per domain, its constraints' order
+    pending: list[Act] = dataclasses.field(default_factory=list)  # answers owed to the system's requests
+    asked: Counter[tuple[str, str]] = dataclasses.field(default_factory=Counter)  # requests per (domain, slot)
+    stalls: Counter[str] = dataclasses.field(default_factory=Counter)  # turns per domain with nothing new to say
+    corrected: set[tuple[str, str]] = dataclasses.field(default_factory=set)  # contradicted values said again
+
+
+@dataclasses.dataclass
+class Talk:
+    """The conversation so far, as the user remembers it."""
+
+    turns: int = 0
+    said: str = ""  # the user's last text
+    last: set[str] = dataclasses.field(default_factory=set)  # the slots its last turn informed
+    known: set[str] = dataclasses.field(default_factory=set)  # every slot it informed
+    talked: set[str] = dataclasses.field(default_factory=set)  # the domains it has spoken about
+    finished: bool = False
+    system_failed: bool = False  # the system's last turn found nothing or failed to book
+    system_asked: bool = False  # the system's last turn asked something (anything else? shall I book it?)
+
+
 def _plain(text: str) -> str:
     """Text compared as words: lowercase, punctuation and spacing ignored."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
@@ -66,34 +102,16 @@ class AgendaUser(TrackedUser, UserSimulator):
         rng: random.Random,
         templates: UserTemplates,
         reader: SystemActReader,
-        *,
-        max_informs: int = 3,
-        max_requests: int = 3,
-        patience: int = 2,
+        options: AgendaOptions = AgendaOptions(),
     ) -> None:
         self.goal = goal
         self.rng = rng
         self.templates = templates
         self.reader = reader
-        self.max_informs = max_informs
-        self.max_requests = max_requests
-        self.patience = patience
-        self.tracker = GoalTracker(goal, patience=patience, track_told=True, require_details=True)
-        self.order: dict[str, list[str]] = {}
-        self.pending: list[Act] = []
-        self.asked: Counter[tuple[str, str]] = Counter()
-        self.stalls: Counter[str] = Counter()
-        self.corrected: set[tuple[str, str]] = set()
-        self.known: set[str] = set()
-        self.last: set[str] = set()
-        self.finished = False
-        self.said = ""  # the user's last text
-        self.turns = 0
-        self.talked: set[str] = set()  # the domains the user has spoken about
-        self.system_failed = False  # the system's last turn found nothing or failed to book
-        self.system_asked = False  # the system's last turn asked something (anything else? shall I book it?)
-        # Venue names the user knows: its goal's, then those the system offered (with acts).
-        self.names = {d.domain: d.info["name"] for d in goal.domains if d.info.get("name")}
+        self.options = options
+        self.tracker = GoalTracker(goal, patience=options.patience, track_told=True, require_details=True)
+        self.plan = Plan(names={d.domain: d.info["name"] for d in goal.domains if d.info.get("name")})
+        self.talk = Talk()
 
     # -- reading the system ------------------------------------------------------------
 
@@ -111,17 +129,19 @@ class AgendaUser(TrackedUser, UserSimulator):
                 ):
                     state = self.tracker.state(act.domain) or current
                     if state is not None and state.domain in VENUE_DOMAINS and "name" not in state.goal.info:
-                        self.names[state.domain] = act.value
-        elif _plain(turn.response) == _plain(self.said):
+                        self.plan.names[state.domain] = act.value
+        elif _plain(turn.response) == _plain(self.talk.said):
             acts = []  # the user's own words said back tell it nothing
         else:
-            context = ReaderContext(current.domain if current else "none", frozenset(self.known), frozenset(self.last))
+            context = ReaderContext(
+                current.domain if current else "none", frozenset(self.talk.known), frozenset(self.talk.last)
+            )
             acts = self.reader.read(turn.response, context)
         for act in acts:
             if act.intent == "request":
                 self._answer(act)
-        self.system_failed = any(a.intent in ("nooffer", "nobook") for a in acts)
-        self.system_asked = asks(acts)  # a closing then declines
+        self.talk.system_failed = any(a.intent in ("nooffer", "nobook") for a in acts)
+        self.talk.system_asked = asks(acts)  # a closing then declines
         self.tracker.observe(acts)  # a switch to the goal's final values leaves them to be said again
         return acts
 
@@ -133,11 +153,11 @@ class AgendaUser(TrackedUser, UserSimulator):
         if ends is None:
             return
         for slot, domain in zip(("depart", "dest"), ends):
-            state.constraints.setdefault(slot, self.names.get(domain, f"the {domain}"))
+            self.tracker.fill_constraint(state.domain, slot, self.plan.names.get(domain, f"the {domain}"))
 
     def _answer(self, act: Act) -> None:
         state = self.tracker.state(act.domain) or self.tracker.current
-        if state is None or state.failed:
+        if state is None or state.given_up:
             return
         self._complete_taxi(state)
         slot, domain = act.slot, state.domain
@@ -152,8 +172,8 @@ class AgendaUser(TrackedUser, UserSimulator):
             answer = Act("inform", domain, slot, "dontcare")
         else:
             return
-        if answer not in self.pending:
-            self.pending.append(answer)
+        if answer not in self.plan.pending:
+            self.plan.pending.append(answer)
 
     def _check_values(self, acts: list[Act]) -> None:
         """An offered value contradicting a constraint already given: give it again (once)."""
@@ -166,19 +186,19 @@ class AgendaUser(TrackedUser, UserSimulator):
             wanted = state.constraints.get(act.slot, "")
             if wanted.lower() in ("dontcare", "") or act.value.strip().lower() == wanted.lower():
                 continue
-            if (state.domain, act.slot) not in self.corrected:
-                self.corrected.add((state.domain, act.slot))
-                self.pending.append(Act("inform", state.domain, act.slot, wanted))
+            if (state.domain, act.slot) not in self.plan.corrected:
+                self.plan.corrected.add((state.domain, act.slot))
+                self.plan.pending.append(Act("inform", state.domain, act.slot, wanted))
 
     # -- the agenda ----------------------------------------------------------------------
 
     def _untold(self, state: DomainState) -> list[str]:
-        if state.domain not in self.order:
+        if state.domain not in self.plan.order:
             self._complete_taxi(state)
             slots = list(state.constraints)
             self.rng.shuffle(slots)
-            self.order[state.domain] = slots
-        order = self.order[state.domain] + [s for s in state.constraints if s not in self.order[state.domain]]
+            self.plan.order[state.domain] = slots
+        order = self.plan.order[state.domain] + [s for s in state.constraints if s not in self.plan.order[state.domain]]
         return [s for s in order if s in state.constraints and s not in (state.told or ())]
 
     def _say(self, options: list[list[Act]], moment: str, default: list[Act]) -> list[Act]:
@@ -190,30 +210,30 @@ class AgendaUser(TrackedUser, UserSimulator):
 
     def _moment(self, domain: str) -> str:
         """Where a turn about ``domain`` stands (its acts decided, bar the constraints' number)."""
-        if not self.turns:
+        if not self.talk.turns:
             return "open"
-        if self.system_failed:
+        if self.talk.system_failed:
             return "retry"
-        return "intro" if domain not in self.talked else "continue"
+        return "intro" if domain not in self.talk.talked else "continue"
 
     def _stalled(self, state: DomainState, why: str) -> list[Act]:
         """Nothing new to say while waiting: repeat what is wanted once per ``patience``, then give up."""
-        self.stalls[state.domain] += 1
-        if self.stalls[state.domain] > self.patience:
-            state.failed = why
+        self.plan.stalls[state.domain] += 1
+        if self.plan.stalls[state.domain] > self.options.patience:
+            self.tracker.give_up(state.domain, why)
             return []
         wanted = state.book if state.needs_booking and state.offered else state.constraints
         acts = [Act("inform", state.domain, s, v) for s, v in wanted.items()]
         options = [list(c) for n in range(len(acts), 0, -1) for c in itertools.combinations(acts, n)]
-        return self._say(options, "retry" if self.system_failed else "continue", acts)
+        return self._say(options, "retry" if self.talk.system_failed else "continue", acts)
 
     def _constraints(self, state: DomainState, untold: list[str]) -> list[Act]:
         """Some of the constraints not said yet: as many at once as users say at this moment (at most
         ``max_informs``); a domain brought up may first be named alone ("I also need a train")."""
         moment = self._moment(state.domain)
         acts = [Act("inform", state.domain, s, state.constraints[s]) for s in untold]
-        count = min(len(untold), self.rng.randint(2, self.max_informs) if len(untold) > 1 else 1)
-        options = [list(c) for n in range(1, self.max_informs + 1) for c in itertools.combinations(acts, n)]
+        count = min(len(untold), self.rng.randint(2, self.options.max_informs) if len(untold) > 1 else 1)
+        options = [list(c) for n in range(1, self.options.max_informs + 1) for c in itertools.combinations(acts, n)]
         if moment in ("open", "intro") and not (state.told or state.offered):
             options.append([Act("inform", state.domain)])
         return self._say(options, moment, acts[:count])
@@ -236,14 +256,14 @@ class AgendaUser(TrackedUser, UserSimulator):
         ``max_requests``), so that the system is not asked again after each answer."""
         acts = [Act("request", state.domain, s, "?") for s in ask]
         moment = self._moment(state.domain)
-        chosen = acts[: self.rng.randint(1, self.max_requests)]
-        for n in range(min(len(acts), self.max_requests), 0, -1):
+        chosen = acts[: self.rng.randint(1, self.options.max_requests)]
+        for n in range(min(len(acts), self.options.max_requests), 0, -1):
             options = [list(c) for c in itertools.combinations(acts, n)]
             if any(self.templates.weights(options, moment)):
                 chosen = self._say(options, moment, chosen)
                 break
         for act in chosen:
-            self.asked[(state.domain, act.slot)] += 1
+            self.plan.asked[(state.domain, act.slot)] += 1
         return chosen
 
     def _domain_acts(self, state: DomainState) -> list[Act]:
@@ -259,9 +279,9 @@ class AgendaUser(TrackedUser, UserSimulator):
                 return self._booking(state, missing)
             return self._stalled(state, NO_BOOKING)
         wanted = [s for s in state.requests if s not in state.answered]
-        ask = [s for s in wanted if self.asked[(domain, s)] < self.patience]
+        ask = [s for s in wanted if self.plan.asked[(domain, s)] < self.options.patience]
         if wanted and not ask:
-            state.failed = f"{NOT_GIVEN}: {', '.join(wanted)}"
+            self.tracker.give_up(domain, f"{NOT_GIVEN}: {', '.join(wanted)}")
             return []
         return self._requests(state, ask)
 
@@ -269,21 +289,21 @@ class AgendaUser(TrackedUser, UserSimulator):
         """What the system asked for, maybe with more constraints of the same domain, as users answer."""
         domain = pending[0].domain
         state = self.tracker.state(domain)
-        if state is None or state.failed:
+        if state is None or state.given_up:
             return pending
         answered = {a.slot for a in pending}
         extra = [Act("inform", domain, s, state.constraints[s]) for s in self._untold(state) if s not in answered]
         options = [pending] + [pending + list(c) for n in (1, 2) for c in itertools.combinations(extra, n)]
-        return self._say(options, "retry" if self.system_failed else "answer", pending)
+        return self._say(options, "retry" if self.talk.system_failed else "answer", pending)
 
     def _acts(self) -> tuple[list[Act], bool, str]:
         """The next turn's acts, whether it is the last, and where it stands."""
-        pending, self.pending = self.pending, []
+        pending, self.plan.pending = self.plan.pending, []
         if pending:
             # answers come first, and alone: one domain's request per turn
             same = [a for a in pending if a.domain == pending[0].domain]
-            self.pending = [a for a in pending if a.domain != pending[0].domain]
-            return self._answers(same), False, "retry" if self.system_failed else "answer"
+            self.plan.pending = [a for a in pending if a.domain != pending[0].domain]
+            return self._answers(same), False, "retry" if self.talk.system_failed else "answer"
         for _ in range(len(self.tracker.domains) + 1):
             state = self.tracker.current
             if state is None:
@@ -291,32 +311,32 @@ class AgendaUser(TrackedUser, UserSimulator):
             new = self._domain_acts(state)
             if new:
                 return new, False, self._moment(state.domain)
-        return [Act("thank", "general"), Act("bye", "general")], True, DECLINE if self.system_asked else "close"
+        return [Act("thank", "general"), Act("bye", "general")], True, DECLINE if self.talk.system_asked else "close"
 
     def _turn(self) -> UserTurn:
         acts, final, moment = self._acts()
         self.tracker.observe_user(acts)  # a booking counts as asked for once every detail was given
-        self.last = {a.slot for a in acts if a.intent == "inform"}
-        self.known |= self.last
-        self.talked |= {a.domain for a in acts}
-        self.finished = final
+        self.talk.last = {a.slot for a in acts if a.intent == "inform"}
+        self.talk.known |= self.talk.last
+        self.talk.talked |= {a.domain for a in acts}
+        self.talk.finished = final
         text = self.templates.realize(acts, self.rng, moment)
-        self.said = text
-        self.turns += 1
+        self.talk.said = text
+        self.talk.turns += 1
         return UserTurn(text, tuple(acts), final, self.tracker.booked_domains())
 
     def assume(self, acts: list[Act], text: str = "") -> None:
         """An oracle history: the user said ``acts`` (a real user's), as if it had chosen them itself."""
-        self.pending = []
+        self.plan.pending = []
         self.tracker.observe_user(acts)
         for act in acts:
             if act.intent == "request":
-                self.asked[(act.domain, act.slot)] += 1
-        self.last = {a.slot for a in acts if a.intent == "inform"}
-        self.known |= self.last
-        self.talked |= {a.domain for a in acts if a.domain not in ("general", "booking")}
-        self.said = text
-        self.turns += 1
+                self.plan.asked[(act.domain, act.slot)] += 1
+        self.talk.last = {a.slot for a in acts if a.intent == "inform"}
+        self.talk.known |= self.talk.last
+        self.talk.talked |= {a.domain for a in acts if a.domain not in ("general", "booking")}
+        self.talk.said = text
+        self.talk.turns += 1
 
     def start(self) -> UserTurn:
         """The first turn: the first domain's first constraints."""
@@ -333,17 +353,24 @@ class AgendaFactory(SimulatorFactory):
     name = "agenda"
     version = VERSION
 
-    def __init__(self, context: Any, *, max_informs: int = 3, max_requests: int = 3, patience: int = 2) -> None:
+    def __init__(
+        self,
+        context: Any,
+        *,
+        max_informs: int = AgendaOptions.max_informs,
+        max_requests: int = AgendaOptions.max_requests,
+        patience: int = AgendaOptions.patience,
+    ) -> None:
         self.context = context
-        self._options = {"max_informs": max_informs, "max_requests": max_requests, "patience": patience}
+        self._options = AgendaOptions(max_informs, max_requests, patience)
 
     def session(self, goal: UserGoal, rng: random.Random) -> AgendaUser:
         """The agenda user of ``goal``."""
-        return AgendaUser(goal, rng, self.context.user_templates, self.context.reader, **self._options)
+        return AgendaUser(goal, rng, self.context.user_templates, self.context.reader, self._options)
 
     def options(self) -> Mapping[str, Any]:
         """max_informs, max_requests and patience."""
-        return dict(self._options)
+        return dataclasses.asdict(self._options)
 
 
 def make(context: Any, **options: Any) -> AgendaFactory:

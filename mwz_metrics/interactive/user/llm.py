@@ -71,9 +71,8 @@ class LLMUser(TrackedUser, UserSimulator):
         self.reader = reader
         self.seed = rng.randrange(2**31)
         self.parameters = {"temperature": temperature, "max_tokens": max_tokens, "seed": self.seed}
-        self.tracker = GoalTracker(goal, patience=1)  # a no-offer with no alternative left ends a domain
-        for state in self.tracker.domains:
-            state.booking_asked = state.needs_booking  # no acts: a booking goal counts as asked for
+        # a no-offer with no alternative left ends a domain; no acts: a booking goal counts as asked for
+        self.tracker = GoalTracker(goal, patience=1, booking_requested=True)
         self.messages: list[dict[str, str]] = [
             {"role": "system", "content": system_prompt(goal)},
             {"role": "user", "content": "(The assistant is waiting. Start the conversation.)"},
@@ -106,7 +105,7 @@ class LLMUser(TrackedUser, UserSimulator):
     def _still_to_do(self) -> str:
         parts = []
         for state in self.tracker.domains:
-            if state.fulfilled or state.failed:
+            if state.fulfilled or state.given_up:
                 continue
             wanted = [s for s in state.requests if s not in state.answered]
             step = "find" if state.needs_offer and not state.offered else ""

@@ -25,21 +25,27 @@ It understands what the 1000 human wizards of the test set do, not only one poli
   domain does not ask for it, in the domain being talked about (annotations and systems mix up
   domains); an attribute the user stated itself is known.
 
+Each domain's state is a small state machine (:class:`DomainState`): the search (:class:`Offer`:
+asked, offered, reconfirming), the user's booking request (:class:`Request`), booked, and given
+up; the transitions are the tables :data:`OFFER_MOVES` and :data:`REQUEST_MOVES`. Only the
+tracker moves it; the simulators read it (and ask the tracker to give a domain up).
+
 Giving up is the simulator's policy: with ``patience``, a domain is given up after that many
 no-offers (or failed bookings) with no alternative left in the goal; without it, never.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable
+import enum
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 
 from mwz_metrics.interactive.acts import BOOK_SLOTS, VENUE_DOMAINS, Act, goal_slot_to_act
 from mwz_metrics.interactive.goals import DomainGoal, UserGoal
 
-_NEEDS_OFFER = (*VENUE_DOMAINS, "train")
+OFFER_DOMAINS = (*VENUE_DOMAINS, "train")
 _INFORMING = ("inform", "recommend", "select", "offerbook", "offerbooked", "book")
-_NO_VALUE = ("?", "none", "", "dontcare")
+NO_VALUE = ("?", "none", "", "dontcare")
 _BOOKING_ANNOUNCED = ("book", "offerbooked")
 
 # Why a domain was given up (the summary counts them, by domain).
@@ -60,38 +66,135 @@ def act_slots(slots: dict[str, str], *, requested: bool = False) -> dict[str, st
     return out
 
 
-@dataclasses.dataclass
+class Offer(enum.Enum):
+    """Where the search for a venue (or a train) stands."""
+
+    ASKED = "asked"  # constraints given (or being given), nothing on offer
+    OFFERED = "offered"  # a venue or train on offer, or the venue the user named identified
+    RECONFIRMING = "reconfirming"  # offered, then a constraint added: the offer stands once the system confirms it
+
+
+class Request(enum.Enum):
+    """Whether the user has asked for the booking (the system's booking is a region of its own: wizards
+    book before being asked, and a user may ask again after a booking)."""
+
+    NOT_REQUESTED = "not requested"
+    REQUESTED = "booking requested"  # every booking detail given, or the reference asked for
+
+
+# The transitions, by event: {from: to}. A state missing under its event is a bug of the tracker.
+OFFER_MOVES: dict[str, dict[Offer, Offer]] = {
+    # the system puts a venue or train on offer (or books one)
+    "offer": {Offer.ASKED: Offer.OFFERED, Offer.OFFERED: Offer.OFFERED, Offer.RECONFIRMING: Offer.OFFERED},
+    # the system speaks about the venue the user named (guard: named), or confirms the added constraint
+    "identify": {Offer.ASKED: Offer.OFFERED, Offer.RECONFIRMING: Offer.OFFERED},
+    # the user adds a constraint the offer is not known to meet
+    "reconsider": {Offer.OFFERED: Offer.RECONFIRMING},
+    # a no-offer switched the constraints to the goal's final ones: search again
+    "search again": {Offer.ASKED: Offer.ASKED, Offer.OFFERED: Offer.ASKED, Offer.RECONFIRMING: Offer.ASKED},
+}
+REQUEST_MOVES: dict[str, dict[Request, Request]] = {
+    "request": {Request.NOT_REQUESTED: Request.REQUESTED, Request.REQUESTED: Request.REQUESTED},
+    # a failed booking counted: to be asked again
+    "booking failed": {Request.REQUESTED: Request.NOT_REQUESTED},
+    # a failed booking switched the details to the goal's final ones
+    "new details": {Request.NOT_REQUESTED: Request.NOT_REQUESTED, Request.REQUESTED: Request.NOT_REQUESTED},
+}
+
+
 class DomainState:
-    """The user's view of one goal domain."""
+    """The user's view of one goal domain: data (constraints and booking details in force, what was told
+    and answered) and three regions of state (the offer, the booking request, booked), plus given up.
 
-    goal: DomainGoal
-    constraints: dict[str, str] = dataclasses.field(default_factory=dict)  # act slot -> value, in force
-    switched: bool = False  # fail_info -> info done
-    book: dict[str, str] = dataclasses.field(default_factory=dict)  # act slot -> value, in force
-    book_switched: bool = False
-    offered: bool = False
-    on_table: bool = False  # a venue was offered before the user's latest constraints
-    named: bool = False  # the user named the venue its goal names
-    booked: bool = False
-    booking_asked: bool = False
-    answered: set[str] = dataclasses.field(default_factory=set)
-    failed: str = ""  # why the user gave this domain up
-    # Constraints the user has stated (None: the simulator does not track them, e.g. free text).
-    told: set[str] | None = None
-    book_told: set[str] = dataclasses.field(default_factory=set)
-    no_offers: int = 0  # no-offers since the last offer, with no alternative left
-    no_bookings: int = 0  # failed bookings with no alternative left
-    offered_values: dict[str, str] = dataclasses.field(default_factory=dict)  # what the system said of its offer
-    said: dict[str, str] = dataclasses.field(default_factory=dict)  # the constraints the user stated, as stated
+    Only :class:`GoalTracker` changes it (through the ``_`` methods below); the simulators read it.
+    """
 
-    def __post_init__(self) -> None:
-        self.constraints = act_slots(self.goal.first_info)
-        self.book = act_slots(self.goal.first_book)
+    def __init__(self, goal: DomainGoal, *, track_told: bool = False) -> None:
+        self.goal = goal
+        self._constraints = act_slots(goal.first_info)  # act slot -> value, in force
+        self._switched = False  # fail_info -> info done
+        self._book = act_slots(goal.first_book)  # act slot -> value, in force
+        self._book_switched = False
+        self._offer = Offer.ASKED
+        self._named = False  # the user named the venue its goal names
+        self._request = Request.NOT_REQUESTED
+        self._booked = False
+        self._given_up = ""  # why the user gave this domain up
+        self._answered: set[str] = set()
+        # Constraints the user has stated (None: the simulator does not track them, e.g. free text).
+        self._told: set[str] | None = set() if track_told else None
+        self._book_told: set[str] = set()
+        self._no_offers = 0  # no-offers since the last offer, with no alternative left
+        self._no_bookings = 0  # failed bookings with no alternative left
+        self._offered_values: dict[str, str] = {}  # what the system said of its offer
+        self._said: dict[str, str] = {}  # the constraints the user stated, as stated
+
+    # -- reading -----------------------------------------------------------------------
 
     @property
     def domain(self) -> str:
         """The domain's name."""
         return self.goal.domain
+
+    @property
+    def offer(self) -> Offer:
+        """Where the search stands."""
+        return self._offer
+
+    @property
+    def request(self) -> Request:
+        """Whether the user has asked for the booking."""
+        return self._request
+
+    @property
+    def offered(self) -> bool:
+        """A venue (or train) on offer or identified."""
+        return self._offer is Offer.OFFERED
+
+    @property
+    def named(self) -> bool:
+        """The user named the venue its goal names."""
+        return self._named
+
+    @property
+    def booking_requested(self) -> bool:
+        """The user has asked for the booking."""
+        return self._request is Request.REQUESTED
+
+    @property
+    def booked(self) -> bool:
+        """The system announced the booking."""
+        return self._booked
+
+    @property
+    def given_up(self) -> str:
+        """Why the user gave this domain up ("" while it has not)."""
+        return self._given_up
+
+    @property
+    def constraints(self) -> Mapping[str, str]:
+        """Act slot -> value: the constraints in force."""
+        return self._constraints
+
+    @property
+    def book(self) -> Mapping[str, str]:
+        """Act slot -> value: the booking details in force."""
+        return self._book
+
+    @property
+    def answered(self) -> AbstractSet[str]:
+        """The requested attributes the user knows."""
+        return self._answered
+
+    @property
+    def told(self) -> AbstractSet[str] | None:
+        """The constraints the user has stated (None: not tracked)."""
+        return self._told
+
+    @property
+    def book_told(self) -> AbstractSet[str]:
+        """The booking details the user has given."""
+        return self._book_told
 
     @property
     def requests(self) -> list[str]:
@@ -109,17 +212,17 @@ class DomainState:
     @property
     def needs_offer(self) -> bool:
         """Whether the domain needs a venue (or train) offered."""
-        return self.domain in _NEEDS_OFFER
+        return self.domain in OFFER_DOMAINS
 
     @property
     def needs_booking(self) -> bool:
         """Whether the goal books in this domain."""
-        return bool(self.book)
+        return bool(self._book)
 
     @property
     def done(self) -> bool:
         """Fulfilled or given up."""
-        return bool(self.failed) or self.fulfilled
+        return bool(self._given_up) or self.fulfilled
 
     @property
     def fulfilled(self) -> bool:
@@ -129,61 +232,166 @@ class DomainState:
     def missing(self) -> list[str]:
         """What the domain still lacks: ``untold``, ``offer``, ``booking``, ``answer:SLOT`` (empty when fulfilled)."""
         out = []
-        if self.told is not None and not self.told >= self.constraints.keys():
+        if self._told is not None and not self._told >= self._constraints.keys():
             out.append("untold")
         if self.needs_offer and not self.offered:
             out.append("offer")
-        if self.needs_booking and not self.booked:
+        if self.needs_booking and not self._booked:
             out.append("booking")
-        out.extend(f"answer:{s}" for s in self.requests if s not in self.answered)
+        out.extend(f"answer:{s}" for s in self.requests if s not in self._answered)
         return out
 
-    def switch_info(self) -> list[str]:
+    # -- the transitions (the tracker's) --------------------------------------------------
+
+    def _move_offer(self, event: str) -> None:
+        moves = OFFER_MOVES[event]
+        if self._offer not in moves:
+            raise AssertionError(f"bug: {self.domain}: no offer transition {event!r} from {self._offer.value!r}")
+        self._offer = moves[self._offer]
+
+    def _move_request(self, event: str) -> None:
+        moves = REQUEST_MOVES[event]
+        if self._request not in moves:
+            raise AssertionError(f"bug: {self.domain}: no request transition {event!r} from {self._request.value!r}")
+        self._request = moves[self._request]
+
+    def _offered_now(self) -> None:
+        """The system offers a venue or train: the no-offers counted so far no longer count."""
+        self._move_offer("offer")
+        self._no_offers = 0
+
+    def _identify(self) -> None:
+        """The system speaks about the venue the user named, or confirms the constraint it added."""
+        if self._offer is Offer.ASKED and not self._named:
+            raise AssertionError(f"bug: {self.domain}: identified with no venue named")
+        self._move_offer("identify")
+
+    def _book_now(self) -> None:
+        """The system announced the booking: booked, and what it booked is on offer."""
+        self._booked = True
+        self._move_offer("offer")
+        self._answered.add("ref")
+
+    def _answer(self, slot: str) -> None:
+        """The system answered a requested attribute."""
+        self._answered.add(slot)
+
+    def _give_up(self, why: str) -> None:
+        """The user gives the domain up (a later reason replaces an earlier one)."""
+        self._given_up = why
+
+    def _switch_info(self) -> list[str]:
         """On a no-offer: the goal's final constraints; returns the slots that changed."""
-        if self.switched or not self.goal.fail_info:
+        if self._switched or not self.goal.fail_info:
             return []
         new = act_slots(self.goal.info)
-        changed = [s for s, v in new.items() if self.constraints.get(s) != v]
-        self.constraints, self.switched, self.offered, self.on_table = new, True, False, False
-        if self.told is not None:
-            self.told -= set(changed)  # to be said again, with the final values
+        changed = [s for s, v in new.items() if self._constraints.get(s) != v]
+        self._constraints, self._switched = new, True
+        self._move_offer("search again")
+        if self._told is not None:
+            self._told -= set(changed)  # to be said again, with the final values
         return changed
 
-    def switch_book(self) -> list[str]:
+    def _switch_book(self) -> list[str]:
         """On a failed booking: the goal's final booking details; returns the slots that changed."""
-        if self.book_switched or not self.goal.fail_book:
+        if self._book_switched or not self.goal.fail_book:
             return []
         new = act_slots(self.goal.book)
-        changed = [s for s, v in new.items() if self.book.get(s) != v]
-        self.book, self.book_switched = new, True
-        self.book_told -= set(changed)
-        self.booking_asked = False
+        changed = [s for s, v in new.items() if self._book.get(s) != v]
+        self._book, self._book_switched = new, True
+        self._book_told -= set(changed)
+        self._move_request("new details")
         return changed
 
-    def add_constraint(self, slot: str, value: str) -> None:
+    def _no_offer(self, patience: int | None) -> list[str]:
+        """A no-offer: the goal's alternative constraints, else counted (given up past ``patience``)."""
+        changed = self._switch_info()
+        if not changed and self.needs_offer and not self.offered:
+            self._no_offers += 1
+            if patience is not None and self._no_offers >= patience:
+                self._give_up(NO_VENUE)
+        return changed
+
+    def _booking_failed(self, patience: int | None) -> list[str]:
+        """A failed booking: the goal's alternative details, else counted and to be asked again (given up
+        past ``patience``)."""
+        changed = self._switch_book()
+        if not changed and self.booking_requested:
+            self._no_bookings += 1
+            self._move_request("booking failed")
+            if patience is not None and self._no_bookings >= patience:
+                self._give_up(BOOKING_FAILED)
+        return changed
+
+    def _add_constraint(self, slot: str, value: str) -> None:
         """The user states a constraint after an offer: the offer stands once the system confirms it
-        (:attr:`on_table`); a venue known to contradict it is no longer the one, its name unknown."""
-        known = self.offered_values.get(slot)
+        (:attr:`Offer.RECONFIRMING`); a venue known to contradict it is no longer the one, its name unknown."""
+        known = self._offered_values.get(slot)
         if not self.offered or (known is not None and known.strip().lower() == value.strip().lower()):
             return  # nothing offered yet, or the system said its offer meets it
-        self.offered, self.on_table = False, True
+        self._move_offer("reconsider")
         if known is not None:
-            self.answered.discard("name")
+            self._answered.discard("name")
+
+    def _user_informs(self, act: Act) -> None:
+        """The user states a constraint or a booking detail (``act`` informs a slot of this domain)."""
+        value = act.value.strip().lower()
+        if act.slot in self._constraints:
+            if self._said.get(act.slot) != value and not self._booked:
+                self._add_constraint(act.slot, act.value)  # a new constraint, not one said again
+            self._said[act.slot] = value
+            if self._told is not None:
+                self._told.add(act.slot)
+        elif act.slot in BOOK_SLOTS.get(self.domain, ()):
+            self._book_told.add(act.slot)
+        if act.slot in self.requests and value not in NO_VALUE:
+            self._answered.add(act.slot)  # the user chose it: it knows it
+
+    def _note_value(self, act: Act) -> None:
+        """Remember what the system says of the venue it offers (a new name: a new venue)."""
+        value = act.value.strip()
+        if value.lower() in NO_VALUE or value.startswith("[") or act.slot in ("none", "choice"):
+            return
+        if act.slot in ("name", "id") and self._offered_values.get(act.slot) != value:
+            self._offered_values = {}
+        self._offered_values[act.slot] = value
+
+    def _name_venue(self) -> None:
+        """The user speaks about the domain: it knows the venue its goal names (annotations often miss it)."""
+        if "name" in self.goal.info:
+            self._named = True
+
+    def _request_booking(self) -> None:
+        """The user asks for the booking (a goal that books nothing asks for none)."""
+        if self.needs_booking:
+            self._move_request("request")
+
+    def _fill_constraint(self, slot: str, value: str) -> None:
+        """A constraint the goal leaves implicit (a taxi's ends), unless the goal has one."""
+        self._constraints.setdefault(slot, value)
 
 
 class GoalTracker:
     """Every domain of a goal, the domain being worked on, and the one being talked about."""
 
     def __init__(
-        self, goal: UserGoal, *, patience: int | None = None, track_told: bool = False, require_details: bool = False
+        self,
+        goal: UserGoal,
+        *,
+        patience: int | None = None,
+        track_told: bool = False,
+        require_details: bool = False,
+        booking_requested: bool = False,
     ) -> None:
+        """``booking_requested``: every booking of the goal counts as asked for from the start (a user whose
+        acts are not known)."""
         self.goal = goal
         self.patience = patience
         self.require_details = require_details
-        self.domains = [DomainState(g) for g in goal.domains]
-        if track_told:
+        self.domains = [DomainState(g, track_told=track_told) for g in goal.domains]
+        if booking_requested:
             for state in self.domains:
-                state.told = set()
+                state._request_booking()
         self.index = 0
         self.focus: str | None = None  # the goal domain of the user's latest acts
 
@@ -212,26 +420,27 @@ class GoalTracker:
             if state is None:
                 continue
             focus = focus or state.domain  # a turn is about the domain it starts with
-            if "name" in state.goal.info:
-                state.named = True  # the user knows the venue it talks about (annotations often miss the name)
+            state._name_venue()
             if act.intent == "request" and act.slot == "ref":
-                state.booking_asked = state.needs_booking or state.booking_asked
-            if act.intent != "inform" or act.slot == "none":
-                continue
-            if act.slot in state.constraints:
-                if state.said.get(act.slot) != act.value.strip().lower() and not state.booked:
-                    state.add_constraint(act.slot, act.value)  # a new constraint, not one said again
-                state.said[act.slot] = act.value.strip().lower()
-                if state.told is not None:
-                    state.told.add(act.slot)
-            elif act.slot in BOOK_SLOTS.get(state.domain, ()):
-                state.book_told.add(act.slot)
-            if act.slot in state.requests and act.value.strip().lower() not in _NO_VALUE:
-                state.answered.add(act.slot)  # the user chose it: it knows it
+                state._request_booking()
+            if act.intent == "inform" and act.slot != "none":
+                state._user_informs(act)
         self.focus = focus or self.focus
         for state in self.domains:
             if state.needs_booking and state.book_told >= state.book.keys():
-                state.booking_asked = True
+                state._request_booking()
+
+    def fill_constraint(self, domain: str, slot: str, value: str) -> None:
+        """A constraint of ``domain`` the goal leaves implicit (a taxi's ends), unless the goal has one."""
+        state = self.state(domain)
+        if state is not None:
+            state._fill_constraint(slot, value)
+
+    def give_up(self, domain: str, why: str) -> None:
+        """The user gives ``domain`` up (the simulator's policy: it stalled, or asked too often)."""
+        state = self.state(domain)
+        if state is not None:
+            state._give_up(why)
 
     # -- the system's side -------------------------------------------------------------
 
@@ -239,9 +448,9 @@ class GoalTracker:
         """The goal domain a booking act is about: its own, else the one talked about, else one awaiting a
         booking. A "booking" act's slots say which where they can: a stay books a room, a time a table, a
         venue's name no train, a train id a train."""
-        waiting = [d for d in self.domains if d.needs_booking and not d.booked and not d.failed]
+        waiting = [d for d in self.domains if d.needs_booking and not d.booked and not d.given_up]
         if self.require_details:
-            waiting = [d for d in waiting if d.booking_asked] or waiting
+            waiting = [d for d in waiting if d.booking_requested] or waiting
         if act.domain == "booking":
             slots = set(slots)
             hinted = [
@@ -258,7 +467,7 @@ class GoalTracker:
         for state in (self.state(act.domain), self._focused()):
             if state is not None and state in waiting:
                 return state
-        return next((d for d in waiting if d.booking_asked), waiting[0] if waiting else None)
+        return next((d for d in waiting if d.booking_requested), waiting[0] if waiting else None)
 
     def _answer_target(self, act: Act) -> DomainState | None:
         """The goal domain an informed attribute answers: its own if it asks for it, else the one talked
@@ -267,7 +476,7 @@ class GoalTracker:
         for state in (own, focused):
             if state is not None and act.slot in state.requests and act.slot not in state.answered:
                 return state
-        waiting = [d for d in self.domains if act.slot in d.requests and act.slot not in d.answered and not d.failed]
+        waiting = [d for d in self.domains if act.slot in d.requests and act.slot not in d.answered and not d.given_up]
         return waiting[0] if len(waiting) == 1 else own
 
     @staticmethod
@@ -296,31 +505,19 @@ class GoalTracker:
         own = [s for a in acts if (s := self.state(a.domain)) is not None and s.needs_booking]
         targets = {s.domain: s for s in own}
         if acts and not targets:
-            shared = self._booking_target(acts[0], [a.slot for a in acts if a.value.strip().lower() not in _NO_VALUE])
+            shared = self._booking_target(acts[0], [a.slot for a in acts if a.value.strip().lower() not in NO_VALUE])
             if shared is not None:
                 targets[shared.domain] = shared
         if self.require_details:
             # a booking made before the user gave its details, or with other details, is not the goal's
-            targets = {d: s for d, s in targets.items() if s.booking_asked and self._details_match(s, acts)}
+            targets = {d: s for d, s in targets.items() if s.booking_requested and self._details_match(s, acts)}
         for state in targets.values():
-            state.booked = state.offered = True
-            state.answered.add("ref")
+            state._book_now()
         for act in acts:  # what was booked was on offer, also where the goal books nothing
             offered = self.state(act.domain) or self._focused()
             if offered is not None and not targets:
-                offered.offered = True
+                offered._move_offer("offer")
         return set(targets)
-
-    @staticmethod
-    @staticmethod
-    def _note_value(state: DomainState, act: Act) -> None:
-        """Remember what the system says of the venue it offers (a new name: a new venue)."""
-        value = act.value.strip()
-        if value.lower() in _NO_VALUE or value.startswith("[") or act.slot in ("none", "choice"):
-            return
-        if act.slot in ("name", "id") and state.offered_values.get(act.slot) != value:
-            state.offered_values = {}
-        state.offered_values[act.slot] = value
 
     @staticmethod
     def _gives_value(act: Act) -> bool:
@@ -336,7 +533,7 @@ class GoalTracker:
         for act in acts:
             wanted = state.book.get(act.slot)
             value = act.value.strip().lower()
-            if wanted is None or value in _NO_VALUE or value.startswith("["):
+            if wanted is None or value in NO_VALUE or value.startswith("["):
                 continue
             if value != wanted.strip().lower() and value.split()[0] != wanted.strip().lower():
                 return False
@@ -345,7 +542,7 @@ class GoalTracker:
     @staticmethod
     def _announces_booking(act: Act) -> bool:
         """A booking act, or a reference number given in any act (annotators file some under ``NoBook``)."""
-        return act.intent in _BOOKING_ANNOUNCED or (act.slot == "ref" and act.value.strip().lower() not in _NO_VALUE)
+        return act.intent in _BOOKING_ANNOUNCED or (act.slot == "ref" and act.value.strip().lower() not in NO_VALUE)
 
     def observe(self, acts: Iterable[Act]) -> dict[str, list[str]]:
         """Update from system acts; returns the constraint and booking slots that switched."""
@@ -359,7 +556,7 @@ class GoalTracker:
                 if state is not None:
                     no_offer[state.domain] = state
             elif act.intent == "nobook" and not self._announces_booking(act):
-                hints = [a.slot for a in acts if a.intent == "nobook" and a.value.strip().lower() not in _NO_VALUE]
+                hints = [a.slot for a in acts if a.intent == "nobook" and a.value.strip().lower() not in NO_VALUE]
                 state = self._booking_target(act, hints) or self._focused()
                 if state is not None and state.domain not in booked:
                     no_booking[state.domain] = state
@@ -372,41 +569,34 @@ class GoalTracker:
             about = self.state(act.domain) or self._focused()
             if about is not None:
                 spoken.add(about.domain)
-                self._note_value(about, act)
+                about._note_value(act)
                 if self._offers(about, act) or (
                     act.domain == "booking" and act.intent == "inform" and about.domain in VENUE_DOMAINS
                 ):
-                    about.offered, about.no_offers = True, 0
+                    about._offered_now()
             if act.slot not in ("none", "choice") and self._gives_value(act):
                 target = self._answer_target(act)
                 if target is not None and act.slot in target.requests:
-                    target.answered.add(act.slot)
+                    target._answer(act.slot)
         for domain in spoken - no_offer.keys():
             state = self.state(domain)
-            if state is not None and (state.named or state.on_table) and not state.offered:
-                state.offered, state.on_table = True, False  # identified, or its new constraint confirmed
+            if state is not None and (
+                state.offer is Offer.RECONFIRMING or (state.named and state.offer is Offer.ASKED)
+            ):
+                state._identify()  # identified, or its new constraint confirmed
         return self._failures(no_offer, no_booking)
 
     def _failures(self, no_offer: dict[str, DomainState], no_booking: dict[str, DomainState]) -> dict[str, list[str]]:
         """No-offers and failed bookings: the goal's alternatives, else counted (and given up past ``patience``)."""
         switched: dict[str, list[str]] = {}
         for state in no_offer.values():
-            changed = state.switch_info()
+            changed = state._no_offer(self.patience)
             if changed:
                 switched[f"info:{state.domain}"] = changed
-            elif state.needs_offer and not state.offered:
-                state.no_offers += 1
-                if self.patience is not None and state.no_offers >= self.patience:
-                    state.failed = NO_VENUE
         for state in no_booking.values():
-            changed = state.switch_book()
+            changed = state._booking_failed(self.patience)
             if changed:
                 switched[f"book:{state.domain}"] = changed
-            elif state.booking_asked:
-                state.no_bookings += 1
-                state.booking_asked = False  # to be asked again
-                if self.patience is not None and state.no_bookings >= self.patience:
-                    state.failed = BOOKING_FAILED
         return switched
 
     def complete(self) -> bool:
@@ -415,13 +605,17 @@ class GoalTracker:
 
     def booked_domains(self) -> tuple[str, ...]:
         """The domains whose booking the user has asked for, in mwzeval's order."""
-        asked = {d.domain for d in self.domains if d.booking_asked or d.booked}
+        asked = {d.domain for d in self.domains if d.booking_requested or d.booked}
         return tuple(d for d in ("restaurant", "hotel", "train", "attraction") if d in asked)
 
     def outcomes(self) -> dict[str, dict[str, object]]:
         """Per goal domain: fulfilled, what it lacks, and why it was given up (if it was)."""
         return {
-            d.domain: {"fulfilled": d.fulfilled, "missing": d.missing(), **({"given_up": d.failed} if d.failed else {})}
+            d.domain: {
+                "fulfilled": d.fulfilled,
+                "missing": d.missing(),
+                **({"given_up": d.given_up} if d.given_up else {}),
+            }
             for d in self.domains
         }
 
@@ -438,7 +632,7 @@ class TrackedUser:
     def details(self) -> dict[str, object]:
         """The domains given up (and why), and each domain's outcome."""
         return {
-            "given_up": {d.domain: d.failed for d in self.tracker.domains if d.failed},
+            "given_up": {d.domain: d.given_up for d in self.tracker.domains if d.given_up},
             "domains": self.tracker.outcomes(),
         }
 
