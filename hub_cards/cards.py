@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from mwz_plugins.errors import InputError
+
 CARDS_PACKAGE = "mwz_hub"
 KINDS = ("datasets", "metrics")
 
@@ -24,7 +26,7 @@ KINDS = ("datasets", "metrics")
 PRIVATE_KEYS = ("mwz_extras",)
 
 
-class CardError(ValueError):
+class CardError(InputError):
     """A card is missing or malformed."""
 
 
@@ -58,7 +60,7 @@ def registered_names(kind: str) -> list[str]:
     from mwz_plugins import get_registry
 
     if kind not in KINDS:
-        raise ValueError(f"unknown card kind {kind!r}; expected one of {KINDS}")
+        raise InputError(f"unknown card kind {kind!r}; expected one of {KINDS}")
     return list(getattr(get_registry(), kind))
 
 

@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 from mwz_metrics.cli.registry import command
+from mwz_plugins.errors import InputError
 
 
 def _selection_args(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +47,7 @@ def _configs(values: list[str] | None) -> dict[str, list[str]] | None:
     for value in values:
         dataset, sep, config = value.partition("=")
         if not sep or not dataset or not config:
-            raise ValueError(f"--config takes DATASET=CONFIG, got {value!r}")
+            raise InputError(f"--config takes DATASET=CONFIG, got {value!r}")
         configs.setdefault(dataset, []).append(config)
     return configs
 

@@ -24,6 +24,7 @@ from mwz_hub.export_datasets import export_dataset, quiet_datasets
 from mwz_hub.export_models import export_models
 from mwz_hub.export_spaces import export_space, requirements
 from mwz_hub.manifest import DISTRIBUTION, EXPORT_MARKER, MANIFEST, MAX_SHARD_BYTES, Manifest
+from mwz_plugins.errors import InputError
 
 __all__ = [
     "DISTRIBUTION",
@@ -64,7 +65,7 @@ def export(
         names = cards.registered_names(kind)
         unknown = sorted(set(selected or []) - set(names))
         if unknown:
-            raise ValueError(f"unknown {kind} {unknown}; registered: {names}")
+            raise InputError(f"unknown {kind} {unknown}; registered: {names}")
         for name in names:
             if selected is not None and name not in selected:
                 manifest.skip(f"{kind[:-1]} {name}", "not selected")

@@ -15,6 +15,7 @@ from huggingface_hub import DatasetCardData
 
 from mwz_hub import cards
 from mwz_hub.manifest import EXPORT_MARKER, MAX_SHARD_BYTES, Manifest
+from mwz_plugins.errors import InputError
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -170,7 +171,7 @@ def _known_configs(name: str, cls: Any, configs: list[str] | None) -> list[str]:
     known = [c.name for c in cls.BUILDER_CONFIGS]
     unknown = sorted(set(configs or []) - set(known))
     if unknown:
-        raise ValueError(f"dataset {name}: unknown configs {unknown}; known: {known}")
+        raise InputError(f"dataset {name}: unknown configs {unknown}; known: {known}")
     return known
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mwz_hub import cards
 from mwz_hub.manifest import DISTRIBUTION, Manifest
+from mwz_plugins.errors import InputError
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ def requirements(name: str, extras: list[str] | None = None) -> list[str]:
     from mwz_plugins.manager import plugin_infos
 
     if "unknown" in __version__:
-        raise RuntimeError(f"cannot pin {DISTRIBUTION}: it is not installed (version {__version__})")
+        raise InputError(f"cannot pin {DISTRIBUTION}: it is not installed (version {__version__})")
     extra = f"[{','.join(sorted(extras))}]" if extras else ""
     lines = [f"{DISTRIBUTION}{extra}=={__version__}"]
     owner = get_registry().owners.get(("metrics", name))

@@ -8,6 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from mwz_plugins.errors import InputError
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ class Manifest:
         """The manifest saved in ``out``."""
         path = Path(out) / MANIFEST
         if not path.is_file():
-            raise FileNotFoundError(f"{path} not found: run `mwz hub export {out}` first")
+            raise InputError(f"{path} not found: run `mwz hub export {out}` first")
         return cls(**json.loads(path.read_text(encoding="utf-8")))
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_hub.export import MANIFEST, Manifest
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ def _files(folder: Path) -> tuple[tuple[str, int], ...]:
 def plan(out: str | Path, namespace: str, *, allow_unpinned: bool = False) -> Plan:
     """What :func:`push` would upload from the export in ``out``."""
     if not namespace or "/" in namespace:
-        raise ValueError(f"--namespace must be a user or organization name, got {namespace!r}")
+        raise InputError(f"--namespace must be a user or organization name, got {namespace!r}")
     out = Path(out)
     manifest = Manifest.read(out)
     result = Plan([], [])

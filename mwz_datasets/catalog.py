@@ -9,6 +9,7 @@ pinned commit records.
 from __future__ import annotations
 
 from mwz_datasets.sources import Source
+from mwz_plugins.errors import InputError
 
 MULTIWOZ_REPO = "budzianowski/multiwoz"
 MULTIWOZ_COMMIT = "fe0c8e65cfcd8462bd33c86e35f21addc84ca82b"
@@ -470,7 +471,7 @@ def source(repo: str, path: str) -> Source:
     try:
         return FILES[(repo, path)]
     except KeyError:
-        raise KeyError(f"no pinned source for {repo}/{path}") from None
+        raise InputError(f"no pinned source for {repo}/{path}") from None
 
 
 def by_name(name: str) -> Source:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mwz_plugins.errors import InputError
+
 SPLITS = ("train", "validation", "test")
 
 
@@ -32,7 +34,7 @@ def _resolve(split: str, data_dir: str | None) -> dict[str, Any]:
     from mwz_datasets import multiwoz_raw, sources
 
     if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; MultiWOZ 2.1 here has {sorted(SPLITS)}")
+        raise InputError(f"unknown split {split!r}; MultiWOZ 2.1 here has {sorted(SPLITS)}")
     return sources.resolve(multiwoz_raw.sources("2.1", [split]), data_dir=data_dir)
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-import json
 import logging
 import os
 import re
@@ -41,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from mwz_datasets.fuzzy import partial_ratio_reaches
+from mwz_datasets.jsonfile import read_json
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +136,7 @@ class _Table:
         names: dict[str, str | None] = {}  # raw column name -> column (None: ignored)
         for index, row in enumerate(rows):
             if not isinstance(row, Mapping):
-                raise ValueError(f"{domain} database row {index} is not an object: {row!r}")
+                raise InputError(f"{domain} database row {index} is not an object: {row!r}")
             for raw_name, cell in row.items():
                 if raw_name not in names:
                     names[raw_name] = None if raw_name in ignored else column_name(raw_name)
@@ -151,7 +152,7 @@ class _Table:
                 columns[name][index] = cell
         id_column = "trainid" if domain == "train" else "id"
         if id_column not in columns:
-            raise ValueError(f"{domain} database has no {id_column!r} column")
+            raise InputError(f"{domain} database has no {id_column!r} column")
         self.ids = tuple(columns[id_column])
         self.rows = tuple(rows)  # raw rows, for reading a venue's attributes (never mutated)
         self.row_of = {row_id: position for position, row_id in enumerate(self.ids)}
@@ -287,8 +288,7 @@ class VenueDatabase:
             from mwz_datasets.sources import sha256_file
 
             path = Path(path)
-            with open(path, encoding="utf-8") as f:
-                tables[domain] = json.load(f)
+            tables[domain] = read_json(path, "database")
             sources[domain] = {"file": str(path), "sha256": sha256_file(path)}
         return cls(tables, sources=sources, **options)
 
@@ -309,8 +309,7 @@ class VenueDatabase:
         tables, signatures = {}, {}
         for domain in domains:
             found = resolved[f"db/{domain}_db.json"]
-            with open(found.path, encoding="utf-8") as f:
-                tables[domain] = json.load(f)
+            tables[domain] = read_json(found.path, "database")
             signatures[domain] = found.signature()
         return cls(tables, sources=signatures, **options)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_datasets import sources
+from mwz_plugins.errors import InputError
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ _warned: set[str] = set()
 _lock = threading.Lock()
 
 
-class CorruptCacheFile(ValueError):
+class CorruptCacheFile(InputError):
     """A cache file that is not what its name promises."""
 
 

@@ -24,7 +24,9 @@ from mwz_datasets import catalog
 from mwz_datasets.dstc9_files import DB_FILE as _DB
 from mwz_datasets.dstc9_files import INSTANCE_FILES as _SPLITS
 from mwz_datasets.dstc9_files import KNOWLEDGE_FILES as _KNOWLEDGE
+from mwz_datasets.jsonfile import read_json
 from mwz_datasets.sources import resolve
+from mwz_plugins.errors import InputError
 
 _SNIPPET = {
     "domain": datasets.Value("string"),
@@ -86,7 +88,7 @@ class DSTC9Track1(datasets.GeneratorBasedBuilder):
                 }
             )
         else:
-            raise ValueError(f"unknown DSTC9 Track 1 config kind {kind!r}")
+            raise InputError(f"unknown DSTC9 Track 1 config kind {kind!r}")
         return datasets.DatasetInfo(
             description=__doc__.splitlines()[0],
             features=features,
@@ -134,8 +136,7 @@ class DSTC9Track1(datasets.GeneratorBasedBuilder):
 
 
 def _load(path: str):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return read_json(path, "DSTC9 data")
 
 
 def _snippet(knowledge: dict, domain: str, entity_id, doc_id) -> dict:
@@ -143,7 +144,7 @@ def _snippet(knowledge: dict, domain: str, entity_id, doc_id) -> dict:
         entity = knowledge[domain][str(entity_id)]
         doc = entity["docs"][str(doc_id)]
     except KeyError:
-        raise ValueError(f"unknown knowledge snippet {domain}/{entity_id}/{doc_id}") from None
+        raise InputError(f"unknown knowledge snippet {domain}/{entity_id}/{doc_id}") from None
     return {
         "domain": domain,
         "entity_id": str(entity_id),
@@ -163,12 +164,12 @@ def _snippets(knowledge: dict):
 
 def _instances(logs: list, labels: list, knowledge: dict, *, logs_name: str):
     if len(logs) != len(labels):
-        raise ValueError(f"{logs_name} has {len(logs)} instances but its labels.json has {len(labels)}")
+        raise InputError(f"{logs_name} has {len(logs)} instances but its labels.json has {len(labels)}")
     for index, (log, label) in enumerate(zip(logs, labels)):
         try:
             refs = [_snippet(knowledge, k["domain"], k["entity_id"], k["doc_id"]) for k in label.get("knowledge", [])]
         except ValueError as error:
-            raise ValueError(f"instance {index}: {error}") from None
+            raise InputError(f"instance {index}: {error}") from None
         yield (
             index,
             {

@@ -9,12 +9,13 @@ scoring stays light.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Mapping
 
 from mwz_datasets import catalog
+from mwz_datasets.jsonfile import read_json
 from mwz_datasets.sources import ResolvedFile, resolve
+from mwz_plugins.errors import InputError
 
 # builder split -> (logs, labels, knowledge) paths in the upstream repository
 INSTANCE_FILES = {
@@ -55,7 +56,7 @@ _CACHE: dict[tuple, SplitData] = {}
 def load_split(split: str, *, data_dir: str | os.PathLike | None = None, verify: bool = False) -> SplitData:
     """Labels, knowledge and schema of ``split`` (train, val, test); parsed once per file content."""
     if split not in SPLIT_FILES:
-        raise ValueError(f"unknown DSTC9 split {split!r}; expected one of {sorted(SPLIT_FILES)}")
+        raise InputError(f"unknown DSTC9 split {split!r}; expected one of {sorted(SPLIT_FILES)}")
     paths = SPLIT_FILES[split]
     resolved = resolve([catalog.dstc9(p) for p in paths], data_dir=data_dir, verify_local=verify)
     files = tuple(resolved[p] for p in paths)
@@ -63,8 +64,7 @@ def load_split(split: str, *, data_dir: str | os.PathLike | None = None, verify:
     if key not in _CACHE:
         loaded = []
         for f in files:
-            with open(f.path, encoding="utf-8") as handle:
-                loaded.append(json.load(handle))
+            loaded.append(read_json(f.path, "DSTC9 data"))
         _CACHE.clear()  # one split at a time is plenty
         _CACHE[key] = SplitData(split, loaded[0], loaded[1], loaded[2], files)
     cached = _CACHE[key]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mwz_datasets.database import column_name
+from mwz_plugins.errors import InputError
 
 # Keys of a raw goal that are not domains.
 NON_DOMAIN_KEYS = frozenset({"topic", "message"})
@@ -47,7 +48,7 @@ def goal_from_raw(goal: Mapping[str, Any], normalize: Normalizer) -> dict[str, d
         if domain in NON_DOMAIN_KEYS or not domain_goal:
             continue
         if not isinstance(domain_goal, Mapping):
-            raise ValueError(f"goal of domain {domain!r} is not an object: {domain_goal!r}")
+            raise InputError(f"goal of domain {domain!r} is not an object: {domain_goal!r}")
         informable = {}
         for slot, value in domain_goal.get("info", {}).items():
             slot = column_name(slot)
@@ -68,7 +69,7 @@ def booked_domains_from_raw(log: Sequence[Mapping[str, Any]]) -> list[list[str]]
         try:
             booked.append([d for d in BOOKABLE_DOMAINS if d in metadata and metadata[d]["book"]["booked"]])
         except (KeyError, TypeError) as error:
-            raise ValueError(f"turn {index}: malformed booking metadata ({error!r})") from None
+            raise InputError(f"turn {index}: malformed booking metadata ({error!r})") from None
     return booked
 
 

@@ -61,6 +61,7 @@ import pyarrow as pa
 from datasets.table import InMemoryTable
 
 from mwz_datasets import multiwoz_raw, sources
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ class MultiWOZConfig(datasets.BuilderConfig):
     def __post_init__(self):
         super().__post_init__()
         if self.multiwoz_version not in multiwoz_raw.VERSIONS:
-            raise ValueError(
+            raise InputError(
                 f"unknown MultiWOZ version {self.multiwoz_version!r}; "
                 f"expected one of {', '.join(multiwoz_raw.VERSIONS)}"
             )

@@ -33,6 +33,7 @@ from typing import Any
 
 from mwz_datasets import catalog
 from mwz_datasets.sources import Source
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -50,15 +51,15 @@ LIST_FILES = {
 GOAL_PARTS = ("info", "reqt", "book", "fail_info", "fail_book")
 
 
-class RawDataError(ValueError):
+class RawDataError(InputError):
     """A raw file is unreadable or not in the expected format."""
 
 
 def _check(version: str, split: str | None = None) -> None:
     if version not in VERSIONS:
-        raise ValueError(f"unknown MultiWOZ version {version!r}; expected one of {', '.join(VERSIONS)}")
+        raise InputError(f"unknown MultiWOZ version {version!r}; expected one of {', '.join(VERSIONS)}")
     if split is not None and split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        raise InputError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
 
 
 def v22_paths(split: str) -> list[str]:
@@ -428,7 +429,7 @@ class RawReader:
         try:
             return self.files[path]
         except KeyError:
-            raise KeyError(f"no local file given for {path} (have: {sorted(self.files)})") from None
+            raise InputError(f"no local file given for {path} (have: {sorted(self.files)})") from None
 
     def archive(self) -> ZipArchive:
         """The 2.0/2.1 zip archive, opened once."""
@@ -470,6 +471,6 @@ def iter_dialogues(version: str, split: str, files: Mapping[str, os.PathLike | s
 def iter_raw_dialogues(version: str, split: str, files: Mapping[str, os.PathLike | str]) -> Iterator[tuple[str, dict]]:
     """``(evaluation key, raw data.json entry)`` of a 2.0/2.1 split, unconverted, in source order."""
     if version not in ZIP_PATHS:
-        raise ValueError(f"raw data.json entries exist for versions {sorted(ZIP_PATHS)}, not {version!r}")
+        raise InputError(f"raw data.json entries exist for versions {sorted(ZIP_PATHS)}, not {version!r}")
     for dialogue_id, raw in RawReader(version, files).archive().iter_raw(split):
         yield evaluation_key(dialogue_id), raw

@@ -17,11 +17,12 @@ from typing import Any
 
 from mwz_datasets import catalog, sources
 from mwz_datasets.multiwoz_raw import evaluation_key
+from mwz_plugins.errors import InputError
 
 Records = dict[str, list[str]]
 
 
-class ReferenceFileError(ValueError):
+class ReferenceFileError(InputError):
     """A reference file is not in mwzeval's format."""
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from mwz_datasets.sgd_files import FILES
 from mwz_datasets.sources import ResolvedFile, Source, resolve
+from mwz_plugins.errors import InputError
 
 REPO = "google-research-datasets/dstc8-schema-guided-dialogue"
 COMMIT = "e852981ae34990f4358979625854259302feaa78"
@@ -81,7 +82,7 @@ def sources(splits=SPLITS) -> list[Source]:
     """The pinned upstream ``dialogues_*.json`` files of ``splits`` (verified by git blob id)."""
     unknown = sorted(set(splits) - set(SPLITS))
     if unknown:
-        raise ValueError(f"SGD has no split {unknown[0]!r}; choose from {', '.join(SPLITS)}")
+        raise InputError(f"SGD has no split {unknown[0]!r}; choose from {', '.join(SPLITS)}")
     return [Source(REPO, COMMIT, path, git_blob=blob) for path, blob in FILES.items() if path.split("/")[0] in splits]
 
 
@@ -91,7 +92,7 @@ def upstream_files(splits=SPLITS, data_dir: str | os.PathLike | None = None) -> 
     return resolve(sources(splits), data_dir=data_dir, verify_local=True)
 
 
-class SGDFormatError(ValueError):
+class SGDFormatError(InputError):
     """A file that is not SGD in either form; the message names the file and the dialogue."""
 
 

@@ -24,6 +24,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from mwz_plugins.errors import MwzError
+
 logger = logging.getLogger(__name__)
 
 MIRROR_ENV = "MWZ_MIRROR"
@@ -32,7 +34,7 @@ OFFLINE_ENVS = ("MWZ_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 DOWNLOAD_TIMEOUT_S = 10.0
 
 
-class SourceError(RuntimeError):
+class SourceError(MwzError, RuntimeError):
     """A source file could not be obtained or is not what was pinned."""
 
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mwz_datasets.database import SERVICE_VENUES
+from mwz_plugins.errors import InputError
 
 VERSION = "1.0.0"
 MODES = ("auto", "always", "never")
@@ -275,7 +276,7 @@ def decide(responses: Iterable[str], mode: str, delexicalizer: Any) -> Decision:
     """Whether a response set is delexicalized (see the module docstring); ``delexicalizer`` is called
     only when needed (a callable returning a :class:`Delexicalizer`, for a set with few placeholders)."""
     if mode not in MODES:
-        raise ValueError(f"delexicalize must be one of {', '.join(MODES)}, not {mode!r}")
+        raise InputError(f"delexicalize must be one of {', '.join(MODES)}, not {mode!r}")
     texts = list(responses)
     decision = Decision(mode, len(texts))
     decision.with_placeholders = sum(1 for t in texts if has_placeholder(t))

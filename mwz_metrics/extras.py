@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-
-class MissingExtra(RuntimeError):
-    """A feature needs an optional extra that is not installed."""
+from mwz_plugins.errors import MissingExtra  # re-exported: the one missing-extra error
 
 
 def require_extra(extra: str, *modules: str) -> None:

@@ -13,41 +13,13 @@ copied into :class:`Turn` objects.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
 
+from mwz_datasets.jsonfile import read_json  # noqa: F401 (re-exported: commands read their inputs here)
 from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_key
-
-
-class InputError(ValueError):
-    """Predictions that cannot be evaluated; the message names dialogue and turn."""
-
-
-def read_json(path: str | os.PathLike, what: str = "input") -> Any:
-    """The decoded JSON of ``path``; :class:`InputError` (one line, the file named) otherwise."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file ({what})") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: a folder, not a {what} file") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
-    if not raw.strip():
-        raise InputError(f"{path}: empty file, not a {what} file")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path}: not UTF-8 text (byte 0x{raw[error.start]:02x} at position {error.start}); save it as UTF-8"
-        ) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+from mwz_plugins.errors import InputError  # re-exported: the one "bad input" error, also at this path
 
 
 def require_nonempty(data: Any, path: str | os.PathLike | None, what: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from mwz_plugins.errors import InputError
 from mwz_plugins.routing import route
 
 TESTED_EVALUATE = ((0, 4), (0, 5))
@@ -24,7 +25,7 @@ def script_path(name: str) -> Path:
     entry = get_registry().metrics[name]
     path = Path(str(resources.files(entry.package).joinpath(entry.script)))
     if not path.is_file():
-        raise FileNotFoundError(f"metric {name!r}: module script {entry.package}/{entry.script} is missing")
+        raise InputError(f"metric {name!r}: module script {entry.package}/{entry.script} is missing")
     return path
 
 

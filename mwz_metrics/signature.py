@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mwz_plugins.errors import InputError
 from mwz_plugins.version import __version__
 
 PACKAGE = "mwz-eval"
@@ -94,10 +95,10 @@ class Signature:
         for part in line.strip().split("|"):
             key, sep, value = part.partition(":")
             if not sep:
-                raise ValueError(f"not a signature field: {part!r} in {line!r}")
+                raise InputError(f"not a signature field: {part!r} in {line!r}")
             fields[key] = value
         if PACKAGE not in fields or "metric" not in fields:
-            raise ValueError(f"not an {PACKAGE} signature: {line!r}")
+            raise InputError(f"not an {PACKAGE} signature: {line!r}")
 
         def pairs(text: str | None) -> tuple[tuple[str, str], ...]:
             if not text:

@@ -22,6 +22,11 @@ _EXPORTS = {
     "get_plugin_manager": "manager",
     "get_registry": "manager",
     "reset": "manager",
+    "InputError": "errors",
+    "MissingExtra": "errors",
+    "MwzError": "errors",
+    "SimulatorError": "errors",
+    "SystemUnderTestError": "errors",
     "ONTOLOGY_SLOTS": "ontology",
     "DatasetEntry": "registry",
     "DelexStyle": "registry",
@@ -39,13 +44,18 @@ __all__ = [
     "DatasetEntry",
     "DelexStyle",
     "DialogueMetricEntry",
+    "InputError",
     "MetricEntry",
+    "MissingExtra",
+    "MwzError",
     "NormalizerChain",
     "ONTOLOGY_SLOTS",
     "PROJECT_NAME",
     "PluginError",
     "Registry",
+    "SimulatorError",
     "SystemEntry",
+    "SystemUnderTestError",
     "UserSimulatorEntry",
     "ValueNormalizer",
     "get_plugin_manager",
@@ -56,6 +66,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from mwz_plugins.errors import InputError, MissingExtra, MwzError, SimulatorError, SystemUnderTestError
     from mwz_plugins.hookspecs import PROJECT_NAME, hookimpl, hookspec
     from mwz_plugins.manager import get_plugin_manager, get_registry, reset
     from mwz_plugins.ontology import ONTOLOGY_SLOTS

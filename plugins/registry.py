@@ -6,10 +6,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from mwz_plugins.errors import InputError
 from mwz_plugins.ontology import ONTOLOGY_SLOTS
 
 
-class PluginError(ValueError):
+class PluginError(InputError):
     """A plugin registered something invalid or conflicting."""
 
 
@@ -249,7 +250,7 @@ class Registry:
     def chain(self, name: str) -> Callable[[str | None, str, str], str]:
         """The composed function of a registered chain."""
         if name not in self.chains:
-            raise KeyError(f"unknown normalizer chain {name!r}; registered: {sorted(self.chains)}")
+            raise InputError(f"unknown normalizer chain {name!r}; registered: {sorted(self.chains)}")
         steps = [self.normalizers[s] for s in self.chains[name].steps]
         # Normalizers are pure functions of (domain, slot, value), and a corpus repeats few values
         # in many turns: each distinct triple runs through the chain once (bounded memory).

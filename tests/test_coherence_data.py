@@ -96,7 +96,7 @@ def test_missing_extra_names_it(monkeypatch):
     from mwz_metrics.coherence import model
 
     monkeypatch.setitem(sys.modules, "transformers", None)
-    with pytest.raises(model.MissingExtraError, match=r"mwz-eval\[coherence\]"):
+    with pytest.raises(model.MissingExtra, match=r"mwz-eval\[coherence\]"):
         model.PairClassifier()
 
 

@@ -13,11 +13,13 @@ import argparse
 import importlib
 import logging
 import sys
+import traceback
 from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
 from mwz_metrics.cli.registry import COMMANDS, EXAMPLES, EXIT_TEXTS, MissingExtra, command, require_extra, write_json
+from mwz_plugins.errors import MwzError
 
 logger = logging.getLogger("mwz")
 
@@ -45,8 +47,14 @@ ENVIRONMENT = """environment:
 
 EXIT_CODES = """exit codes:
   0  done
-  2  bad input or configuration, missing data or a missing extra: one line on stderr naming the file,
-     dialogue and turn where there is one (--debug shows the traceback)"""
+  1  a bug of mwz-eval or of a plugin: one line asking for a report (--debug shows the traceback)
+  2  bad input or configuration, missing data, a missing extra, a system or simulator that cannot be
+     used: one line on stderr naming the file, dialogue and turn where there is one"""
+
+BUG_REPORT = (
+    "this is a bug, not bad input: please report it on the project's issue tracker"
+    " with the output of the same command run with --debug"
+)
 
 
 def _epilog(name: str) -> str:
@@ -124,11 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _message(error: BaseException) -> str:
+    # the message as raised (a KeyError's str() would quote it)
+    return str(error.args[0]) if len(error.args) == 1 else str(error)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mwz`` with ``argv`` (default: the process arguments); returns the exit code.
 
-    A user error (bad input, missing data or extra) is one line on stderr and exit code 2;
-    ``--debug`` shows its traceback.
+    An :class:`~mwz_plugins.errors.MwzError` (bad input, missing data or extra, an unusable system or
+    simulator) is one line on stderr and exit code 2; any other exception is a bug: one line asking for
+    a report, exit code 1. ``--debug`` adds the traceback (the exit code stays).
     """
     import os
 
@@ -144,12 +158,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         return int(args.run(args))
-    except (ValueError, KeyError, OSError, RuntimeError) as error:
+    except MwzError as error:
         if args.debug:
-            raise
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        print(f"mwz: error: {message}", file=sys.stderr)
+            traceback.print_exc()
+        print(f"mwz: error: {_message(error)}", file=sys.stderr)
         return 2
+    except Exception as error:  # anything else is a bug, never "bad input"
+        if args.debug:
+            traceback.print_exc()
+        first_line = (_message(error).splitlines() or [""])[0]
+        print(f"mwz: internal error ({type(error).__name__}: {first_line}); {BUG_REPORT}", file=sys.stderr)
+        return 1
     finally:
         if argv is None:  # a command of its own, about to exit: what it loaded needs no last
             import gc  # garbage collection (50-90 ms with a DSTC9 split or a corpus in memory)

@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from mwz_metrics.cli.registry import command, require_extra, write_json
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger("mwz.coherence")
 
@@ -129,7 +130,7 @@ def _print_explain(result: dict[str, Any]) -> None:
 )
 def _run(args: argparse.Namespace) -> int:
     if not args.gold and not args.input:
-        raise SystemExit("mwz coherence: give -i PREDICTIONS (repeatable) or --gold")
+        raise InputError("give -i PREDICTIONS (repeatable) or --gold")
     require_extra("coherence", "torch", "transformers")
     from mwz_metrics.coherence import api
     from mwz_metrics.comparison import resolve_inputs

@@ -6,11 +6,11 @@ import argparse
 import csv
 import importlib.util
 import logging
-from pathlib import Path
 
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.evaluate import add_metric_arguments, evaluator_options
-from mwz_metrics.cli.registry import command, require_extra
+from mwz_metrics.cli.registry import command, output_file, require_extra
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger("mwz.compare")
 
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         for name, path in published_systems(args.data_dir).items():
             systems.setdefault(name, path)
     if not systems:
-        raise ValueError("nothing to compare: give -i PATH (repeatable) or --published")
+        raise InputError("nothing to compare: give -i PATH (repeatable) or --published")
     from mwz_metrics.metric import with_defaults
 
     requests = metric_flags.requests(args)
@@ -94,21 +94,20 @@ def run(args: argparse.Namespace) -> int:
 
         image = png(result, sort=args.sort)
     if args.plot and image is not None:
-        Path(args.plot).write_bytes(image)
-        logger.info("wrote %s", args.plot)
+        with output_file(args.plot, "wb") as f:
+            f.write(image)
     from mwz_metrics.comparison.formats import render
 
     text = render(result, args.format, image)
     if args.output:
-        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-        logger.info("wrote %s", args.output)
+        with output_file(args.output, encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
     if args.per_dialogue:
-        with open(args.per_dialogue, "w", newline="", encoding="utf-8") as f:
+        with output_file(args.per_dialogue, newline="", encoding="utf-8") as f:
             fields = list(dict.fromkeys(k for row in result.per_dialogue for k in row))
             writer = csv.DictWriter(f, fields)
             writer.writeheader()
             writer.writerows(result.per_dialogue)
-        logger.info("wrote %s", args.per_dialogue)
     return 0

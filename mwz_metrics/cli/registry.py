@@ -8,11 +8,15 @@ entry-point group) register themselves with :func:`command`; the parser in
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 from mwz_metrics.extras import MissingExtra, require_extra  # noqa: F401 (commands and plugins import them here)
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger("mwz")
 
@@ -44,10 +48,22 @@ def command(
     return decorate
 
 
+@contextlib.contextmanager
+def output_file(path: str | os.PathLike, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
+    """``open(path, mode)`` for an output the user named: a folder that does not exist or a file that
+    cannot be written is their input, so it is an :class:`InputError` (one line, exit 2), not a bug."""
+    try:
+        f = open(path, mode, **options)  # noqa: SIM115 (closed below)
+    except OSError as error:
+        raise InputError(f"{path}: cannot be written ({error.strerror or error})") from None
+    with f:
+        yield f
+    logger.info("wrote %s", path)
+
+
 def write_json(data: object, path: str | None) -> None:
     """Write ``data`` as indented UTF-8 JSON to ``path`` (nothing when ``path`` is empty)."""
     if path:
-        with open(path, "w", encoding="utf-8") as f:
+        with output_file(path, encoding="utf-8") as f:
             json.dump(data, f, indent=2, ensure_ascii=False)
             f.write("\n")
-        logger.info("wrote %s", path)

@@ -10,6 +10,7 @@ from typing import Any
 from mwz_datasets import corpus as corpora
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence import report
+from mwz_plugins.errors import InputError
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ def score_gold(
     if ids is not None:
         unknown = [i for i in ids if cdata.dialogue_id(i) not in corpus.dialogues]
         if unknown:
-            raise ValueError(f"dialogue(s) not in the MultiWOZ 2.1 test set: {unknown[:5]}")
+            raise InputError(f"dialogue(s) not in the MultiWOZ 2.1 test set: {unknown[:5]}")
         ids = [cdata.dialogue_id(i) for i in ids]
     sessions = cdata.gold_sessions(corpus, delexicalized=delexicalized, ids=ids)
     scorer = _scorer(scorer)

@@ -12,6 +12,7 @@ from typing import Any
 from mwz_datasets.corpus import Corpus
 from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_id
 from mwz_metrics.placeholders import delexicalize_21, has_placeholders, normalize_placeholders
+from mwz_plugins.errors import InputError
 
 USER, SYSTEM = "user", "system"
 
@@ -52,10 +53,10 @@ def gold_sessions(
 def _response(entry: Any, name: str, index: int) -> str:
     if isinstance(entry, Mapping):
         if "response" not in entry:
-            raise ValueError(f"dialogue {name!r}, system turn {index}: no 'response' key")
+            raise InputError(f"dialogue {name!r}, system turn {index}: no 'response' key")
         entry = entry["response"]
     if not isinstance(entry, str):
-        raise ValueError(
+        raise InputError(
             f"dialogue {name!r}, system turn {index}: response must be a string, got {type(entry).__name__}"
         )
     return entry
@@ -86,17 +87,17 @@ def spliced_sessions(
     (``on_mismatch="skip"``; the default raises).
     """
     if on_mismatch not in ("error", "skip"):
-        raise ValueError(f"on_mismatch must be 'error' or 'skip', got {on_mismatch!r}")
+        raise InputError(f"on_mismatch must be 'error' or 'skip', got {on_mismatch!r}")
     if not isinstance(predictions, Mapping):
-        raise ValueError(f"predictions must map dialogue ids to lists of turns, got {type(predictions).__name__}")
+        raise InputError(f"predictions must map dialogue ids to lists of turns, got {type(predictions).__name__}")
     sessions: dict[str, list[dict[str, str]]] = {}
     skipped: list[str] = []
     for raw_name, turns in predictions.items():
         name = dialogue_id(str(raw_name))
         if name not in corpus.dialogues:
-            raise ValueError(f"dialogue {raw_name!r} is not in the MultiWOZ 2.1 {corpus.split} set")
+            raise InputError(f"dialogue {raw_name!r} is not in the MultiWOZ 2.1 {corpus.split} set")
         if not isinstance(turns, Sequence) or isinstance(turns, str):
-            raise ValueError(f"dialogue {raw_name!r}: predictions must be a list of turns")
+            raise InputError(f"dialogue {raw_name!r}: predictions must be a list of turns")
         gold = corpus.dialogues[name]
         users = gold[0::2]
         n_system = len(gold) // 2
@@ -105,7 +106,7 @@ def spliced_sessions(
             if on_mismatch == "skip":
                 skipped.append(name)
                 continue
-            raise ValueError(message)
+            raise InputError(message)
         session = []
         for index, entry in enumerate(turns):
             response = _response(entry, str(raw_name), index)
@@ -120,21 +121,21 @@ def spliced_sessions(
 def validate_sessions(sessions: Mapping[str, Sequence[Any]]) -> dict[str, list[dict[str, str]]]:
     """Full sessions (simulator / interactive): lists of speaker/text turns, returned as copies."""
     if not isinstance(sessions, Mapping):
-        raise ValueError(f"sessions must map ids to lists of turns, got {type(sessions).__name__}")
+        raise InputError(f"sessions must map ids to lists of turns, got {type(sessions).__name__}")
     checked: dict[str, list[dict[str, str]]] = {}
     for name, turns in sessions.items():
         if not isinstance(turns, Sequence) or isinstance(turns, str):
-            raise ValueError(f"session {name!r}: must be a list of turns")
+            raise InputError(f"session {name!r}: must be a list of turns")
         session = []
         for index, turn in enumerate(turns):
             if isinstance(turn, Mapping):
                 speaker, text = turn.get("speaker"), turn.get("text")
             else:
-                raise ValueError(f"session {name!r}, turn {index}: expected a {{'speaker', 'text'}} mapping")
+                raise InputError(f"session {name!r}, turn {index}: expected a {{'speaker', 'text'}} mapping")
             if not isinstance(text, str):
-                raise ValueError(f"session {name!r}, turn {index}: text must be a string, got {type(text).__name__}")
+                raise InputError(f"session {name!r}, turn {index}: text must be a string, got {type(text).__name__}")
             if not isinstance(speaker, str):
-                raise ValueError(f"session {name!r}, turn {index}: speaker must be a string")
+                raise InputError(f"session {name!r}, turn {index}: speaker must be a string")
             session.append({"speaker": speaker, "text": text})
         checked[str(name)] = session
     return checked

@@ -23,6 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from mwz_metrics.extras import MissingExtra
+from mwz_plugins.errors import InputError
+
 logger = logging.getLogger(__name__)
 
 EXTRA = "coherence"
@@ -50,16 +53,12 @@ TARGETS = (
 ROLES = {True: "user", False: "system"}
 
 
-class MissingExtraError(ImportError):
-    """torch / transformers are not installed."""
-
-
 def _import_torch():
     try:
         import torch
         import transformers  # noqa: F401
     except ImportError as error:
-        raise MissingExtraError(
+        raise MissingExtra(
             f"session coherence needs torch and transformers ({error}); install the extra: {INSTALL_HINT}"
         ) from error
     return torch
@@ -127,7 +126,7 @@ def load_base(location: str | None = None):
 def keep_layers(model, layers: int) -> None:
     """Cut ``model`` (a BertModel) to its bottom ``layers`` transformer layers, in place."""
     if not 1 <= layers <= len(model.encoder.layer):
-        raise ValueError(f"layers must be 1..{len(model.encoder.layer)}, got {layers}")
+        raise InputError(f"layers must be 1..{len(model.encoder.layer)}, got {layers}")
     model.encoder.layer = model.encoder.layer[:layers]
     model.config.num_hidden_layers = layers
 
@@ -236,7 +235,7 @@ class PairClassifier:
             torch.set_num_threads(threads)
         self.adapter_path = Path(adapter_path) if adapter_path else default_adapter_path()
         if not self.adapter_path.is_file():
-            raise FileNotFoundError(
+            raise InputError(
                 f"coherence adapter {self.adapter_path} is missing; train it: python -m mwz_metrics.coherence.research.train"
             )
         self.adapter_sha256 = file_sha256(self.adapter_path)

@@ -15,6 +15,7 @@ import numpy as np
 
 from mwz_metrics.coherence.model import pair_text
 from mwz_metrics.placeholders import canonical_placeholders
+from mwz_plugins.errors import InputError
 
 _USER_NAMES = {"user", "usr", "u", "customer", "human"}
 _SYSTEM_NAMES = {"system", "sys", "s", "agent", "assistant", "bot", "wizard"}
@@ -26,7 +27,7 @@ def _is_user(name: str, speaker: str, index: int) -> bool:
         return True
     if key in _SYSTEM_NAMES:
         return False
-    raise ValueError(
+    raise InputError(
         f"session {name!r}, turn {index}: unknown speaker {speaker!r} "
         f"(use one of {sorted(_USER_NAMES)} or {sorted(_SYSTEM_NAMES)})"
     )

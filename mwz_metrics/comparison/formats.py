@@ -14,6 +14,8 @@ import io
 import json
 from typing import Any, Protocol
 
+from mwz_plugins.errors import InputError
+
 
 class Comparison(Protocol):
     """What rendering reads of a comparison (:class:`mwz_metrics.comparison.table.Comparison`)."""
@@ -280,4 +282,4 @@ def render(comparison: Comparison, fmt: str, plot_png: bytes | None = None) -> s
         return json.dumps(comparison.as_json(), indent=2, ensure_ascii=False)
     if fmt == "html":
         return html_page(comparison, plot_png)
-    raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    raise InputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
+from mwz_plugins.errors import InputError, MissingExtra
+
 if TYPE_CHECKING:
     from mwz_metrics.comparison.table import Comparison
 
@@ -17,7 +19,7 @@ def ranked(comparison: Comparison, sort: str | None = None) -> list[str]:
     columns = comparison.columns()
     metric = sort or (columns[0] if columns else None)
     if metric is not None and metric not in columns:
-        raise ValueError(f"--sort {metric!r}: not a metric of this comparison ({', '.join(columns)})")
+        raise InputError(f"--sort {metric!r}: not a metric of this comparison ({', '.join(columns)})")
     values = {r["system"]: r["value"] for r in comparison.rows if r["metric"] == metric and r["domain"] == "total"}
     sign = 1.0 if metric in lower_is_better(comparison) else -1.0
     scored = sorted(
@@ -31,7 +33,7 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError as error:
-        raise RuntimeError("--plot needs the 'plot' extra (matplotlib): pip install 'mwz-eval[plot]'") from error
+        raise MissingExtra("--plot needs the 'plot' extra (matplotlib): pip install 'mwz-eval[plot]'") from error
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

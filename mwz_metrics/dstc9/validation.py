@@ -10,11 +10,13 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
+from mwz_plugins.errors import InputError
+
 MAX_ERRORS = 20
 MAX_REMEMBERED = 10_000  # valid skeletons kept on disk per schema
 
 
-class EntryError(ValueError):
+class EntryError(InputError):
     """A system output that cannot be scored; the message names instance and field."""
 
 

@@ -24,6 +24,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from mwz_plugins.errors import InputError, MwzError
+
 logger = logging.getLogger(__name__)
 
 WORDNET_ENV = "MWZ_WORDNET"
@@ -52,7 +54,7 @@ _SUBSTITUTIONS = {
 _MARKER = re.compile(r"(.*?)(\(.*\))?$")
 
 
-class WordNetNotFoundError(RuntimeError):
+class WordNetNotFoundError(MwzError, RuntimeError):
     """WordNet 3.0 is needed for METEOR and is not installed."""
 
 
@@ -225,7 +227,7 @@ class WordNet:
                 start = 4 + n_pointers + 2  # skip pointers, sense count, tagsense count
                 found = [int(field) for field in fields[start : start + n_synsets]]
             except (IndexError, ValueError) as error:
-                raise ValueError(f"index.{_POS_FILES[pos]}, entry {lemma!r}: {error}") from None
+                raise InputError(f"index.{_POS_FILES[pos]}, entry {lemma!r}: {error}") from None
         self._offsets[key] = found
         return found
 
@@ -268,7 +270,7 @@ class WordNet:
             name = fields[4 + 2 * k].decode("utf-8")
             match = _MARKER.match(name)
             if match is None:
-                raise ValueError(f"WordNet data line at offset {offset}: unexpected word {name!r}")
+                raise InputError(f"WordNet data line at offset {offset}: unexpected word {name!r}")
             names.append(match.group(1))
         return names
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from mwz_plugins.errors import InputError
 from mwz_plugins.version import __version__
 
 _SHARED: dict[tuple, Any] = {}
@@ -50,7 +51,7 @@ def report(
     """Mean, interval, per-dialogue and per-domain means and the least fluent responses."""
     names = [n for n in responses if len(scores[n])]
     if not names:
-        raise ValueError("no response to score")
+        raise InputError("no response to score")
     sums = np.array([sum(scores[n]) for n in names], dtype=np.float64)
     counts = np.array([len(scores[n]) for n in names], dtype=np.float64)
     result: dict[str, Any] = {

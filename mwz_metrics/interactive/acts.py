@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from mwz_plugins.errors import InputError
+
 
 class Act(NamedTuple):
     """One dialogue act: intent, domain and slot lowercase; the value as given."""
@@ -28,7 +30,7 @@ class Act(NamedTuple):
         return [self.intent, self.domain, self.slot, self.value]
 
 
-class ActError(ValueError):
+class ActError(InputError):
     """Acts that cannot be read; the message says what was expected."""
 
 

@@ -14,16 +14,18 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+from mwz_plugins.errors import SystemUnderTestError
+
 _RETRIED_STATUS = (429, 500, 502, 503, 504)
 
 
-class ChatError(RuntimeError):
-    """The endpoint gave no usable answer after the retries; ``kind``: ``timeout``, ``http_NNN``,
+class ChatError(SystemUnderTestError):
+    """The endpoint gave no usable answer after the retries; ``reason``: ``timeout``, ``http_NNN``,
     ``connection`` or ``malformed``."""
 
-    def __init__(self, message: str, kind: str) -> None:
+    def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)
-        self.kind = kind
+        self.reason = reason
 
 
 class ChatClient:

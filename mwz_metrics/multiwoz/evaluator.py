@@ -108,7 +108,7 @@ class Evaluator:
         from mwz_metrics.delexicalize import MODES
 
         if delexicalize not in MODES:
-            raise ValueError(f"delexicalize must be one of {', '.join(MODES)}, not {delexicalize!r}")
+            raise InputError(f"delexicalize must be one of {', '.join(MODES)}, not {delexicalize!r}")
         self.bleu_per_dialogue = bleu_per_dialogue
         base = success_lib.Variant.optimistic() if optimistic else success_lib.Variant()
         variant = success_lib.Variant(
@@ -156,7 +156,7 @@ class Evaluator:
         their own goals and bookings (:class:`SessionTruth`)."""
         opts = self.options
         if not (opts.bleu or opts.success or opts.richness or opts.dst):
-            raise ValueError("nothing to evaluate: enable at least one of bleu, success, richness, dst")
+            raise InputError("nothing to evaluate: enable at least one of bleu, success, richness, dst")
         t = time.perf_counter()
         self.timings = {}
         self._normalized_states = None
@@ -232,9 +232,9 @@ class Evaluator:
             raise InputError("predictions are empty")
         if sessions is not None:
             if opts.bleu and not sessions.aligned:
-                raise ValueError("BLEU needs sessions aligned with the test dialogues (the replay simulator)")
+                raise InputError("BLEU needs sessions aligned with the test dialogues (the replay simulator)")
             if opts.variant.active_domains == "gold" and not sessions.aligned:
-                raise ValueError("gold active domains exist only for sessions aligned with the test dialogues")
+                raise InputError("gold active domains exist only for sessions aligned with the test dialogues")
             without_goal = [k for k in preds if k not in sessions.goals]
             if without_goal:
                 raise InputError(f"{len(without_goal)} session(s) without a goal, e.g. {without_goal[:5]}")

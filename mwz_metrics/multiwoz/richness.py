@@ -7,6 +7,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from mwz_plugins.errors import InputError
+
 # lexical-diversity 0.1.1's tokenizer and MSTTR, written here because that package imports
 # pkg_resources, which current setuptools (and Python >= 3.12 venvs) no longer ship. Same
 # removals in the same order (so "-LRB-" loses its dashes first, as there), same split.
@@ -49,7 +51,7 @@ def richness(responses: Iterable[str]) -> dict[str, float | int]:
         bigrams.update(zip(tokens, tokens[1:]))
         trigrams.update(zip(tokens, tokens[1:], tokens[2:]))
     if turns == 0:
-        raise ValueError("richness needs at least one response")
+        raise InputError("richness needs at least one response")
     total = sum(unigrams.values())
     entropy = -sum((c / total) * math.log(c / total, 2) for c in unigrams.values())
     # Same summation order as mwzeval, so floats agree to the last bit.

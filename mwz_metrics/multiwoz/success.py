@@ -10,6 +10,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
+from mwz_plugins.errors import InputError
 from mwz_plugins.ontology import REQUESTABLE_SLOTS, State
 
 VENUE_DOMAINS = ("restaurant", "hotel", "attraction", "train")
@@ -80,7 +81,7 @@ class Variant:
             ("active_domains", ACTIVE_DOMAINS),
         ):
             if getattr(self, field) not in allowed:
-                raise ValueError(f"{field} must be one of {allowed}, not {getattr(self, field)!r}")
+                raise InputError(f"{field} must be one of {allowed}, not {getattr(self, field)!r}")
 
     @classmethod
     def optimistic(cls) -> Variant:

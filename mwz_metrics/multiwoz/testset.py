@@ -20,6 +20,7 @@ from mwz_datasets.derived import cached, code_fingerprint
 from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders
 from mwz_metrics.multiwoz.references import build_from_22
 from mwz_plugins import get_registry
+from mwz_plugins.errors import InputError
 from mwz_plugins.progress import progress
 
 logger = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class TestSet:
         if styles is not None:
             unknown = [s for s in styles if s not in registry.styles]
             if unknown:
-                raise KeyError(f"unknown delex style(s) {unknown}; registered: {sorted(registry.styles)}")
+                raise InputError(f"unknown delex style(s) {unknown}; registered: {sorted(registry.styles)}")
             all_styles = {n: s for n, s in all_styles.items() if n in styles}
         self.styles = all_styles
         # Styles built from MultiWOZ 2.2 span annotations; the others read a reference file.
@@ -54,7 +55,7 @@ class TestSet:
         self.file_styles = {n: s for n, s in all_styles.items() if s.reads_reference_file}
         unsupported = [n for n, s in self.span_styles.items() if s.reference_source != "2.2"]
         if unsupported:
-            raise KeyError(f"style(s) {unsupported} build references from a dataset other than MultiWOZ 2.2")
+            raise InputError(f"style(s) {unsupported} build references from a dataset other than MultiWOZ 2.2")
         self.verification_mode = verification_mode
         self._file_references: dict[str, dict[str, list[str]]] = {}
         self.data_dir = data_dir

@@ -21,6 +21,7 @@ from typing import Any
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.protocol import System, as_system
 from mwz_metrics.interactive.user.base import SimulatorFactory
+from mwz_plugins.errors import MwzError, SimulatorError, SystemUnderTestError
 
 
 @dataclasses.dataclass
@@ -112,6 +113,10 @@ def _registered(spec: str, context: Any, options: dict[str, str], *, timeout: fl
         made = make(context, **options, **extra)
     except TypeError as error:
         raise InputError(f"--system {spec}: {error}") from None
+    except MwzError:
+        raise
+    except ValueError as error:  # the system refuses its options' values
+        raise SystemUnderTestError(str(error)) from None
     identity: dict[str, Any] = {"name": spec, "version": entry.version, "plugin": registry.owners[("systems", spec)]}
     if options:
         identity["options"] = options
@@ -128,8 +133,10 @@ def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
         made = factory(**options)
     except TypeError as error:
         raise InputError(f"--system {spec}: the factory does not take these options ({error})") from None
-    except Exception as error:
-        raise InputError(f"--system {spec}: the factory failed ({type(error).__name__}: {error})") from None
+    except MwzError:
+        raise
+    except Exception as error:  # the user's own code: its failure is the system's, not mwz-eval's
+        raise SystemUnderTestError(f"--system {spec}: the factory failed ({type(error).__name__}: {error})") from None
     try:
         system = as_system(made, spec)
     except TypeError as error:
@@ -154,6 +161,10 @@ def load_simulator(
         factory = _import(entry.loader, "simulator")(context, **dict(options or {}))
     except TypeError as error:
         raise InputError(f"--simulator {name}: {error}") from None
+    except MwzError:
+        raise
+    except ValueError as error:  # the simulator refuses its options' values
+        raise SimulatorError(str(error)) from None
     identity = {
         "name": name,
         "version": entry.version,

@@ -200,7 +200,9 @@ class LlmSystem:
             try:
                 message = self.client.message(dialogue.messages, note=dialogue.note, **self.parameters)
             except ChatError as error:
-                raise SessionEnd("system_timeout" if error.kind == "timeout" else "system_error", str(error)) from None
+                raise SessionEnd(
+                    "system_timeout" if error.reason == "timeout" else "system_error", str(error)
+                ) from None
             calls = message.get("tool_calls") or []
             said: dict[str, Any] = {
                 "role": "assistant",

@@ -6,6 +6,7 @@ import datasets
 import evaluate
 
 from mwz_metrics.fluency.api import score_gold, score_predictions, shared_model
+from mwz_plugins.errors import InputError
 
 _CITATION = """\\
 @inproceedings{cheng-etal-2022-multiwoz,
@@ -58,12 +59,12 @@ class MwzFluency(evaluate.Metric):
         """Score predictions or (``gold=True``) the test system turns; see the inputs description."""
         if gold:
             if predictions is not None:
-                raise ValueError("gold=True scores the test system turns: leave predictions out")
+                raise InputError("gold=True scores the test system turns: leave predictions out")
             return score_gold(model=shared_model(model), explain=explain)
         if predictions is None or not hasattr(predictions, "items"):
-            raise ValueError("give predictions as {dialogue id: [{'response': ...}, ...]}, or gold=True")
+            raise InputError("give predictions as {dialogue id: [{'response': ...}, ...]}, or gold=True")
         if not predictions:
-            raise ValueError("predictions hold no dialogue")
+            raise InputError("predictions hold no dialogue")
         items = [json.dumps([name, turns]) for name, turns in predictions.items()]
         return super().compute(predictions=items, model=model, explain=explain, **kwargs)
 

@@ -6,6 +6,7 @@ import datasets
 import evaluate
 
 from mwz_metrics.coherence.api import looks_like_sessions, score_gold, score_predictions, score_sessions
+from mwz_plugins.errors import InputError
 
 _CITATION = """\
 @inproceedings{cheng-etal-2022-multiwoz,
@@ -79,16 +80,16 @@ class MwzSessionCoherence(evaluate.Metric):
         """Score predictions, sessions or (``gold=True``) the gold test sessions; see the inputs description."""
         if gold:
             if predictions is not None:
-                raise ValueError("gold=True scores the gold test sessions: leave predictions out")
+                raise InputError("gold=True scores the gold test sessions: leave predictions out")
             return score_gold(delexicalized=bool(delexicalized), explain=explain)
         if predictions is None:
-            raise ValueError("give predictions (mwzeval format or full sessions), or gold=True")
+            raise InputError("give predictions (mwzeval format or full sessions), or gold=True")
         if setting not in ("auto", "traditional", "sessions"):
-            raise ValueError(f"setting must be 'auto', 'traditional' or 'sessions', got {setting!r}")
+            raise InputError(f"setting must be 'auto', 'traditional' or 'sessions', got {setting!r}")
         if not hasattr(predictions, "items"):
-            raise ValueError(f"predictions must map dialogue ids to turns, got {type(predictions).__name__}")
+            raise InputError(f"predictions must map dialogue ids to turns, got {type(predictions).__name__}")
         if not predictions:
-            raise ValueError("predictions hold no dialogue")
+            raise InputError("predictions hold no dialogue")
         if setting == "auto":
             setting = "sessions" if looks_like_sessions(predictions) else "traditional"
         items = [json.dumps([name, turns]) for name, turns in predictions.items()]
