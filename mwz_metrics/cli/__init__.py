@@ -25,7 +25,18 @@ logger = logging.getLogger("mwz")
 
 CLI_ENTRY_POINT_GROUP = "mwz.cli"
 # Imported when the parser is built; each module imports its heavy dependencies lazily.
-BUILTIN_COMMANDS = ("plugins", "evaluate", "compare", "dstc9", "coherence", "interact", "simulator", "fluency", "cache")
+BUILTIN_COMMANDS = (
+    "plugins",
+    "evaluate",
+    "compare",
+    "dstc9",
+    "coherence",
+    "interact",
+    "simulator",
+    "fluency",
+    "cache",
+    "view",
+)
 
 __all__ = [
     "BUILTIN_COMMANDS",

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,7 @@ def score(
     scorable_only: bool = False,
     delexicalize: str = "auto",
     warm: dict[Any, Any] | None = None,
+    read: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """Score sessions (see :mod:`.scoring`): every metric from the registry, mwzeval's Inform/Success
     always (the session figures rest on it), richness and BLEU (``bleu``: by default only for
@@ -154,7 +156,8 @@ def score(
     these sessions have none (a comparison asks every run for the same metrics), rather than refuse.
     ``delexicalize``: how responses that carry values are read (:mod:`mwz_metrics.delexicalize`).
     ``warm``: a dict the caller keeps between calls (an environment scoring one session at a time), in
-    which the metrics are loaded once, so that their test set and database stay loaded."""
+    which the metrics are loaded once, so that their test set and database stay loaded. ``read``: a dict
+    that receives the responses as mwzeval read them where it delexicalized them (by dialogue key)."""
     from mwz_metrics import metric
 
     context = context or InteractiveContext()
@@ -179,6 +182,8 @@ def score(
     else:
         loaded = warm.get(tuple(requests)) or warm.setdefault(tuple(requests), metric.load_all(requests))
     results = metric.score(loaded, inputs)
+    if read is not None:
+        read.update(inputs.memo.get("responses") or {})
     static = metric.assemble({name: r for name, r in results.items() if r.shared})  # mwzeval's, in one pass
     result = scoring.score_sessions(sessions, static, resamples=resamples, seed=seed)
     bleu_scored = "bleu" in results
@@ -258,7 +263,7 @@ def load_session_file(path: str | Path) -> tuple[dict[str, Any], list[dict[str, 
     return session_files.read(path)
 
 
-def load_sessions(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+def load_sessions(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """The run configuration and sessions of a session file, or of its export as predictions
     (``mwz interact --predictions``); None for a file that is neither (predictions of a system)."""
     if session_files.looks_like_session_file(path):

@@ -1,0 +1,297 @@
+// mwz view: the sessions of one or more runs, filtered, searched and read. Plain DOM, no framework, no
+// network. Every string of the data reaches the page as a text node (never as markup).
+"use strict";
+(function () {
+  const started = performance.now();
+  const DATA = JSON.parse(document.getElementById("data").textContent);
+  const PAGE = 200; // rows added at a time: a table of 8000 rows is slow to lay out and nobody reads it all
+  const state = { run: 0, other: -1, domain: "", outcome: "", end: "", giveup: "", side: "", search: "", open: null, shown: PAGE };
+
+  // -- text as it is, made visible: control characters and direction overrides shown, never obeyed --
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function visible(text) {
+    const parts = [];
+    let last = 0;
+    String(text).replace(HIDDEN, function (ch, at) {
+      if (at > last) parts.push(document.createTextNode(String(text).slice(last, at)));
+      const code = ch.charCodeAt(0);
+      const mark = code < 0x20 ? String.fromCharCode(0x2400 + code) : "U+" + code.toString(16).toUpperCase().padStart(4, "0");
+      parts.push(el("span", { class: "ctrl", title: "control character" }, mark));
+      last = at + 1;
+      return ch;
+    });
+    if (last < String(text).length) parts.push(document.createTextNode(String(text).slice(last)));
+    return parts;
+  }
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes || {})) {
+      if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+  function txt(text) { return visible(text); }
+  function number(value, digits) { return value === null || value === undefined ? "n/a" : Number(value).toFixed(digits); }
+  function flag(value) {
+    if (value === null || value === undefined) return el("span", { class: "na" }, "n/a");
+    return value ? el("span", { class: "yes" }, "yes") : el("span", { class: "no" }, "no");
+  }
+  function keyOf(s) { return s.id + "~" + (s.trial === null || s.trial === undefined ? "" : s.trial); }
+  function reasonOf(domain, givenUp) { return domain + ": " + givenUp.split(":")[0]; }
+
+  // -- the runs' figures and signatures --
+  function figures() {
+    const box = document.getElementById("figures");
+    const runs = DATA.runs;
+    const head = el("tr", {}, el("th", {}, "figure"), runs.map(function (r) { return el("th", {}, txt(r.name), el("br"), el("span", { class: "ci" }, txt(r.simulator + " \u2192 " + r.system))); }));
+    const rows = [];
+    const labels = runs[0] ? runs[0].figures.map(function (f) { return f[0]; }) : [];
+    labels.forEach(function (label, i) {
+      rows.push(el("tr", {}, el("th", {}, label), runs.map(function (r) {
+        const f = r.figures[i] || [label, null, null];
+        const digits = label.startsWith("Turns") ? 2 : 1;
+        return el("td", { class: "num" }, number(f[1], digits), f[2] ? el("span", { class: "ci" }, " [" + number(f[2][0], digits) + ", " + number(f[2][1], digits) + "]") : null);
+      })));
+    });
+    const lists = [
+      ["Inform/Success by domain", function (r) { return Object.entries(r.by_domain).filter(function (e) { return e[0] !== "total"; }).map(function (e) { return e[0] + " " + number(e[1][0], 1) + "/" + number(e[1][1], 1); }).join(", "); }],
+      ["End reasons", function (r) { return Object.entries(r.end_reasons).map(function (e) { return e[0] + " " + e[1]; }).join(", "); }],
+      ["Gave up", function (r) { return Object.entries(r.give_ups).map(function (e) { return e[0] + " \u00d7 " + e[1]; }).join(", ") || "none"; }],
+      ["Sessions", function (r) { return String(r.sessions.length); }],
+    ];
+    for (const [label, show] of lists) rows.push(el("tr", {}, el("th", {}, label), runs.map(function (r) { return el("td", {}, txt(show(r))); })));
+    rows.push(el("tr", {}, el("th", {}, "Warnings"), runs.map(function (r) {
+      return el("td", { class: "warn" }, r.warnings.length ? r.warnings.map(function (w) { return el("div", {}, txt(w)); }) : "none");
+    })));
+    box.append(el("h2", {}, "Figures"), el("table", {}, el("colgroup", {}, el("col", { style: "width: 180px" })), el("thead", {}, head), el("tbody", {}, rows)));
+    box.append(el("h2", {}, "Signatures"), ...runs.map(function (r) { return el("div", {}, el("span", { class: "label" }, txt(r.name + ":")), el("code", { class: "signature" }, txt(r.signature))); }));
+  }
+
+  // -- the filters --
+  function options(select, pairs) {
+    select.replaceChildren(...pairs.map(function (p) { return el("option", { value: p[0] }, txt(p[1])); }));
+  }
+  function domainsOf(s) { return Object.keys(s.domains); }
+  function filters() {
+    const runs = DATA.runs;
+    options(document.getElementById("f-run"), runs.map(function (r, i) { return [String(i), r.name]; }));
+    options(document.getElementById("f-other"), [["-1", "nothing"]].concat(runs.map(function (r, i) { return [String(i), r.name]; })));
+    document.getElementById("f-other").parentNode.hidden = runs.length < 2;
+    document.getElementById("f-run").parentNode.hidden = runs.length < 2;
+    const domains = new Set(), ends = new Set(), giveups = new Set();
+    for (const r of runs) for (const s of r.sessions) {
+      domainsOf(s).forEach(function (d) { domains.add(d); });
+      ends.add(s.end);
+      for (const [d, o] of Object.entries(s.domains)) if (o.given_up) giveups.add(reasonOf(d, o.given_up));
+    }
+    options(document.getElementById("f-domain"), [["", "any"]].concat([...domains].sort().map(function (d) { return [d, d]; })));
+    options(document.getElementById("f-outcome"), [
+      ["", "any"], ["success-no", "Success fails"], ["success-yes", "Success holds"], ["inform-no", "Inform fails"],
+      ["inform-yes", "Inform holds"], ["complete-no", "the simulator lacked something"], ["complete-yes", "the simulator was satisfied"],
+      ["differs", "Success differs beside"],
+    ]);
+    options(document.getElementById("f-end"), [["", "any"]].concat([...ends].sort().map(function (e) { return [e, e]; })));
+    options(document.getElementById("f-giveup"), [["", "any"], ["*", "any give-up"]].concat([...giveups].sort().map(function (g) { return [g, g]; })));
+    options(document.getElementById("f-side"), [["", "any"], ["system", "system's side"], ["simulator", "simulator's side"], ["none", "no failure"]]);
+    for (const [id, key] of [["f-run", "run"], ["f-other", "other"], ["f-domain", "domain"], ["f-outcome", "outcome"], ["f-end", "end"], ["f-giveup", "giveup"], ["f-side", "side"]]) {
+      const select = document.getElementById(id);
+      select.value = String(state[key]);
+      select.addEventListener("change", function () {
+        state[key] = key === "run" || key === "other" ? Number(select.value) : select.value;
+        state.shown = PAGE;
+        update();
+      });
+    }
+    const search = document.getElementById("f-search");
+    search.value = state.search;
+    let timer = null;
+    search.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { state.search = search.value; state.shown = PAGE; update(); }, 120);
+    });
+    document.getElementById("more").addEventListener("click", function () { state.shown += PAGE; table(); });
+  }
+
+  const haystacks = new WeakMap();
+  function haystack(s) {
+    let found = haystacks.get(s);
+    if (found === undefined) {
+      const goal = DATA.goals[s.id] || { messages: [] };
+      found = [s.id, s.end, s.detail, goal.messages.join(" "), s.transcript.map(function (t) { return t[1] + " " + (t[0] === "s" && t[2] ? t[2] : ""); }).join(" ")].join("\n").toLowerCase();
+      haystacks.set(s, found);
+    }
+    return found;
+  }
+  function outcomeHolds(s, outcome, domain, beside) {
+    if (!outcome) return true;
+    if (outcome === "differs") {
+      const b = beside.get(keyOf(s));
+      return b !== undefined && b.success !== s.success;
+    }
+    const [what, wanted] = outcome.split("-");
+    const want = wanted === "yes";
+    if (domain) {
+      const o = s.domains[domain];
+      if (what === "complete") return !(o.lacked || o.given_up) === want;
+      return o[what] === want;
+    }
+    if (s[what] === null || s[what] === undefined) return false;
+    return Boolean(s[what]) === want;
+  }
+  function besideIndex() {
+    const index = new Map();
+    const other = DATA.runs[state.other];
+    if (other && state.other !== state.run) for (const s of other.sessions) index.set(keyOf(s), s);
+    return index;
+  }
+  function matching() {
+    const run = DATA.runs[state.run];
+    const words = state.search.toLowerCase().split(/\s+/).filter(Boolean);
+    const beside = besideIndex();
+    return run.sessions.filter(function (s) {
+      if (state.domain && !(state.domain in s.domains)) return false;
+      if (!outcomeHolds(s, state.outcome, state.domain, beside)) return false;
+      if (state.end && s.end !== state.end) return false;
+      if (state.giveup) {
+        const reasons = Object.entries(s.domains).filter(function (e) { return e[1].given_up; }).map(function (e) { return reasonOf(e[0], e[1].given_up); });
+        if (state.giveup === "*" ? reasons.length === 0 : !reasons.includes(state.giveup)) return false;
+      }
+      if (state.side === "none" ? s.sides.length > 0 : state.side && !s.sides.includes(state.side)) return false;
+      if (words.length) { const text = haystack(s); if (!words.every(function (w) { return text.includes(w); })) return false; }
+      return true;
+    });
+  }
+
+  // -- the table of sessions --
+  function hasTrials() { return DATA.runs.some(function (r) { return r.sessions.some(function (s) { return s.trial !== null && s.trial !== undefined; }); }); }
+  let rows = [];
+  function table() {
+    const trials = hasTrials();
+    const head = document.querySelector("#sessions thead");
+    const columns = [["Dialogue", "14%"]].concat(trials ? [["Trial", "6%"]] : [], [["Domains", "24%"], ["Inform", "7%"], ["Success", "7%"], ["Complete", "8%"], ["Turns", "6%"], ["End", "13%"], ["Side", "10%"], ["Gave up", trials ? "15%" : "21%"]]);
+    head.replaceChildren(el("tr", {}, columns.map(function (c) { return el("th", { style: "width: " + c[1] }, c[0]); })));
+    const body = document.querySelector("#sessions tbody");
+    const shown = rows.slice(0, state.shown);
+    body.replaceChildren(...shown.map(function (s) {
+      const domains = Object.entries(s.domains).map(function (e) {
+        const ok = e[1].success !== false && e[1].inform !== false;
+        return el("span", { class: ok ? "yes" : "no", title: "mwzeval: Inform " + e[1].inform + ", Success " + e[1].success }, txt(e[0] + (ok ? "\u2713 " : "\u2717 ")));
+      });
+      const gaveUp = Object.entries(s.domains).filter(function (e) { return e[1].given_up; }).map(function (e) { return reasonOf(e[0], e[1].given_up); }).join("; ");
+      const row = el("tr", { tabindex: "0", "data-key": keyOf(s), class: state.open === keyOf(s) ? "open" : null },
+        el("td", { title: s.id }, txt(s.id)), trials ? el("td", {}, s.trial === null ? "" : String(s.trial)) : null,
+        el("td", {}, domains), el("td", {}, flag(s.inform === null ? null : s.inform > 0)), el("td", {}, flag(s.success === null ? null : s.success > 0)),
+        el("td", {}, flag(s.complete === null ? null : s.complete > 0)), el("td", {}, String(s.turns)),
+        el("td", { title: s.detail || s.end }, txt(s.end)), el("td", {}, s.sides.join(", ") || "\u2014"), el("td", { title: gaveUp }, txt(gaveUp)));
+      row.addEventListener("click", function () { openSession(keyOf(s)); });
+      row.addEventListener("keydown", function (event) { if (event.key === "Enter") openSession(keyOf(s)); });
+      return row;
+    }));
+    const total = DATA.runs[state.run].sessions.length;
+    document.getElementById("count").textContent = rows.length + " of " + total + " sessions match" + (rows.length > shown.length ? "; the first " + shown.length + " shown" : "");
+    const more = document.getElementById("more");
+    more.hidden = rows.length <= shown.length;
+    more.textContent = "Show " + Math.min(PAGE, rows.length - shown.length) + " more";
+  }
+
+  // -- a session: goal, verdicts, and the transcript of each run beside --
+  function acts(list, label) {
+    if (!list || !list.length) return null;
+    return el("div", { class: "acts" }, el("span", { class: "label" }, label + " "), list.map(function (a) { return el("span", { class: "act" }, txt(a.join(" "))); }));
+  }
+  function changes(list) {
+    if (!list || !list.length) return null;
+    return el("div", { class: "state" }, el("span", { class: "label" }, "state "), list.map(function (c) {
+      const [domain, slot, old, now] = c;
+      const shown = old === null ? "+ " + domain + "." + slot + " = " + now : now === null ? "\u2212 " + domain + "." + slot + " (was " + old + ")" : "~ " + domain + "." + slot + ": " + old + " \u2192 " + now;
+      return el("span", { class: "act" }, txt(shown));
+    }));
+  }
+  function transcript(s) {
+    return s.transcript.map(function (t) {
+      if (t[0] === "u") return el("div", { class: "turn user" }, el("div", { class: "who" }, "user"), el("div", { class: "text" }, txt(t[1])), acts(t[2], "acts"));
+      const [, text, delexicalized, sent, read, state, active] = t;
+      return el("div", { class: "turn system" }, el("div", { class: "who" }, "system"), el("div", { class: "text" }, txt(text)),
+        delexicalized === null ? null : el("div", { class: "read" }, el("span", { class: "label" }, "as mwzeval read it: "), txt(delexicalized)),
+        acts(sent, "acts"), acts(read, "read by the simulator"), changes(state),
+        active && active.length ? el("div", { class: "state" }, el("span", { class: "label" }, "active "), txt(active.join(", "))) : null);
+    });
+  }
+  function verdictTable(s) {
+    return el("table", { class: "domains" }, el("thead", {}, el("tr", {}, ["Domain", "Inform", "Success", "The simulator"].map(function (h) { return el("th", {}, h); }))),
+      el("tbody", {}, Object.entries(s.domains).map(function (e) {
+        const o = e[1];
+        const view = o.given_up ? "gave up: " + o.given_up : o.lacked ? "lacked: " + o.lacked : "satisfied";
+        return el("tr", {}, el("td", {}, txt(e[0])), el("td", {}, flag(o.inform)), el("td", {}, flag(o.success)), el("td", {}, txt(view)));
+      })));
+  }
+  function column(run, s) {
+    if (!s) return el("div", { class: "column" }, el("h3", {}, txt(run.name)), el("p", { class: "missing" }, "no session of this goal and trial"));
+    return el("div", { class: "column", "data-run": run.name },
+      el("h3", {}, txt(run.name + " (" + run.simulator + " \u2192 " + run.system + ")")),
+      el("div", {}, "Inform ", flag(s.inform === null ? null : s.inform > 0), ", Success ", flag(s.success === null ? null : s.success > 0), ", complete ", flag(s.complete === null ? null : s.complete > 0), ", " + s.turns + " turns, ended ", txt(s.end + (s.detail ? " (" + s.detail + ")" : ""))),
+      verdictTable(s),
+      s.verdicts.length ? el("ul", { class: "verdicts" }, s.verdicts.map(function (v) { return el("li", {}, txt(v)); })) : null,
+      el("div", { class: "transcript" }, transcript(s)));
+  }
+  function openSession(key) {
+    state.open = key;
+    const box = document.getElementById("session");
+    const runs = [state.run].concat(state.other >= 0 && state.other !== state.run ? [state.other] : []);
+    const found = runs.map(function (i) { return DATA.runs[i].sessions.find(function (s) { return keyOf(s) === key; }); });
+    const s = found[0];
+    if (!s) { box.hidden = true; return; }
+    const goal = DATA.goals[s.id] || { domains: [], messages: [] };
+    box.replaceChildren(
+      el("h2", {}, txt("Session " + s.id + (s.trial === null || s.trial === undefined ? "" : ", trial " + s.trial))),
+      el("div", { class: "goal" }, goal.domains.map(function (d) {
+        const info = Object.entries(d.info).map(function (e) { return e[0] + "=" + e[1]; }).join(", ");
+        const book = Object.entries(d.book).map(function (e) { return e[0] + "=" + e[1]; }).join(", ");
+        return el("div", {}, el("b", {}, txt(d.domain) ), ": ", txt(info), book ? txt("; book " + book) : null, d.reqt.length ? txt("; asks " + d.reqt.join(", ")) : null);
+      })),
+      goal.messages.length ? el("details", {}, el("summary", {}, "the goal's messages"), el("ul", {}, goal.messages.map(function (m) { return el("li", {}, txt(m)); }))) : null,
+      el("div", { class: "columns", style: "--columns: " + runs.length }, runs.map(function (i, n) { return column(DATA.runs[i], found[n]); })));
+    box.hidden = false;
+    document.querySelectorAll("#sessions tbody tr").forEach(function (tr) { tr.classList.toggle("open", tr.getAttribute("data-key") === key); });
+    writeHash();
+  }
+
+  // -- the state in the address (a filtered view or a session can be linked) --
+  function readHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    for (const key of ["domain", "outcome", "end", "giveup", "side", "search"]) if (params.has(key)) state[key] = params.get(key);
+    for (const key of ["run", "other"]) if (params.has(key) && DATA.runs[Number(params.get(key))]) state[key] = Number(params.get(key));
+    if (params.has("open")) state.open = params.get("open");
+  }
+  function writeHash() {
+    const params = new URLSearchParams();
+    for (const key of ["run", "other", "domain", "outcome", "end", "giveup", "side", "search", "open"]) {
+      const value = state[key];
+      if (value !== "" && value !== null && !(key === "run" && value === 0) && !(key === "other" && value === -1)) params.set(key, String(value));
+    }
+    history.replaceState(null, "", "#" + params.toString());
+  }
+  function update() {
+    rows = matching();
+    table();
+    writeHash();
+  }
+
+  document.getElementById("about").textContent = DATA.runs.length + " run(s), " + DATA.runs.reduce(function (n, r) { return n + r.sessions.length; }, 0) + " sessions; " + DATA.generated;
+  if (DATA.runs.length === 0) return;
+  if (DATA.runs.length > 1) state.other = 1;
+  readHash();
+  figures();
+  filters();
+  rows = matching();
+  table();
+  if (state.open) openSession(state.open);
+  const ready = performance.now();
+  document.body.setAttribute("data-ready-ms", ready.toFixed(0));
+  document.body.setAttribute("data-script-ms", (ready - started).toFixed(0));
+  document.getElementById("timing").textContent = "Shown " + ready.toFixed(0) + " ms after the page began to load (" + (ready - started).toFixed(0) + " ms of it reading and drawing the data).";
+})();

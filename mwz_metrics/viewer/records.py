@@ -1,0 +1,179 @@
+"""What the page of ``mwz view`` holds: each run's figures, signature and sessions, in a compact form.
+
+A run is a session file of ``mwz interact`` (or its ``--predictions`` export) scored as ``mwz interact
+--score-only`` scores it, so the page shows the same figures, per-domain outcomes and signature. A
+session's turns keep what a reader needs: the words as written and as mwzeval read them (delexicalized,
+where it rewrote them), the acts, the state's changes, the active domains. A system under test may send
+anything: every string is cut at :data:`MAX_TEXT` characters (the page says how many were left out), and
+the page escapes all of it (:mod:`.page`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mwz_metrics.inputs import dialogue_key
+from mwz_metrics.interactive.scoring.explain import domain_verdicts, sides
+
+# A longer string is cut (a system may answer megabytes); the page says how many characters it left out.
+MAX_TEXT = 4000
+MAX_VALUE = 300  # a value in acts or a state
+
+# The run's figures the page shows, in the order of ``mwz interact``'s table.
+FIGURES = (
+    ("Inform", "inform"),
+    ("Success", "success"),
+    ("Book rate", "book_rate"),
+    ("Complete", "complete"),
+    ("Inform precision", "inform_precision"),
+    ("Inform recall", "inform_recall"),
+    ("Inform F1", "inform_f1"),
+    ("Turns", "turns"),
+    ("Turns (successful)", "turns_successful"),
+)
+
+# One turn as an array (positions the page's script reads):
+# user:   ["u", text, acts]
+# system: ["s", text, delexicalized text or None (as written), acts, read acts or None, state changes, active]
+USER, SYSTEM = "u", "s"
+
+
+def cut(text: Any, limit: int = MAX_TEXT) -> str:
+    """A string as the page shows it: at most ``limit`` characters, then how many more there were."""
+    text = text if isinstance(text, str) else str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters not shown]"
+
+
+def _acts(acts: Any) -> list[list[str]]:
+    return [[cut(part, MAX_VALUE) for part in act] for act in acts or [] if isinstance(act, (list, tuple))]
+
+
+def state_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[list[Any]]:
+    """``[domain, slot, old, new]`` for each slot the turn's state set, changed or dropped (None: absent)."""
+    changes = []
+    for domain in sorted(set(before) | set(after), key=str):
+        old: Mapping[str, Any] = before[domain] if isinstance(before.get(domain), Mapping) else {}
+        new: Mapping[str, Any] = after[domain] if isinstance(after.get(domain), Mapping) else {}
+        for slot in sorted(set(old) | set(new), key=str):
+            if old.get(slot) != new.get(slot):
+                shown = [None if v is None else cut(v, MAX_VALUE) for v in (old.get(slot), new.get(slot))]
+                changes.append([cut(domain, MAX_VALUE), cut(slot, MAX_VALUE), *shown])
+    return changes
+
+
+def turns(session: Mapping[str, Any], read: Sequence[str] | None) -> list[list[Any]]:
+    """The session's turns as the page reads them; ``read``: its responses as mwzeval read them (or None)."""
+    out: list[list[Any]] = []
+    state: Mapping[str, Any] = {}
+    index = 0
+    for turn in session["turns"]:
+        if turn.get("speaker") != "system":
+            out.append([USER, cut(turn.get("text", "")), _acts(turn.get("acts"))])
+            continue
+        new_state = turn.get("state") if isinstance(turn.get("state"), Mapping) else {}
+        delexicalized = read[index] if read is not None and index < len(read) else None
+        if delexicalized == turn.get("text"):
+            delexicalized = None
+        out.append(
+            [
+                SYSTEM,
+                cut(turn.get("text", "")),
+                None if delexicalized is None else cut(delexicalized),
+                _acts(turn.get("acts")),
+                None if turn.get("acts") is not None else _acts(turn.get("read_acts")),
+                state_changes(state, new_state),
+                [cut(d, MAX_VALUE) for d in turn.get("active_domains") or []],
+            ]
+        )
+        state, index = new_state, index + 1
+    return out
+
+
+def _domains(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per goal domain: mwzeval's Inform and Success (None: not counted), what the simulator lacked, why it
+    gave the domain up."""
+    out = {}
+    for domain, outcome in record["domains"].items():
+        out[domain] = {
+            "inform": outcome.get("inform"),
+            "success": outcome.get("success"),
+            "lacked": cut(", ".join(outcome.get("missing") or ()), MAX_VALUE),
+            "given_up": cut(outcome.get("given_up") or "", MAX_VALUE),
+        }
+    return out
+
+
+def session_row(session: Mapping[str, Any], record: Mapping[str, Any], read: Sequence[str] | None) -> dict:
+    """One session of the page: its key (goal and trial), outcome, verdicts, side and turns."""
+    end = session.get("end") or {}
+    return {
+        "id": str(session["id"]),
+        "trial": session.get("trial"),
+        "end": str(end.get("reason", "")),
+        "detail": cut(end.get("detail") or "", MAX_VALUE),
+        "inform": record.get("inform"),
+        "success": record.get("success"),
+        "complete": record.get("complete"),
+        "turns": record.get("turns"),
+        "book_rate": record.get("book_rate"),
+        "domains": _domains(record),
+        "sides": sides(record),
+        "verdicts": domain_verdicts(record),
+        "transcript": turns(session, read),
+    }
+
+
+def goal_of(session: Mapping[str, Any]) -> dict[str, Any]:
+    """The goal as the page shows it (once per goal, whichever runs and trials meet it)."""
+    goal = session.get("goal") or {}
+    parts = []
+    for part in goal.get("domains") or []:
+        parts.append(
+            {
+                "domain": cut(part.get("domain", ""), MAX_VALUE),
+                "info": {cut(k, MAX_VALUE): cut(v, MAX_VALUE) for k, v in (part.get("info") or {}).items()},
+                "book": {cut(k, MAX_VALUE): cut(v, MAX_VALUE) for k, v in (part.get("book") or {}).items()},
+                "reqt": [cut(r, MAX_VALUE) for r in part.get("reqt") or []],
+            }
+        )
+    return {"domains": parts, "messages": [cut(m) for m in goal.get("messages") or []]}
+
+
+def run_data(
+    path: str | os.PathLike,
+    config: Mapping[str, Any],
+    sessions: Sequence[Mapping[str, Any]],
+    result: Mapping[str, Any],
+    read: Mapping[str, list[str]],
+    goals: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """One run of the page (``goals``: filled with the goals of its sessions, shared by the runs)."""
+    rows = []
+    for session, record in zip(sessions, result["per_session"]):  # per_session is in the sessions' order
+        goals.setdefault(str(session["id"]), goal_of(session))
+        rows.append(session_row(session, record, read.get(dialogue_key(str(session["id"])))))
+    ci = result.get("ci95") or {}
+    system = config.get("system") or {}
+    return {
+        "name": Path(path).name,
+        "path": str(path),
+        "system": cut(system.get("name") or system.get("file") or system.get("url") or system.get("factory") or "?"),
+        "simulator": cut((config.get("simulator") or {}).get("name") or "?"),
+        "figures": [[label, result.get(key), ci.get(key)] for label, key in FIGURES if key in result],
+        "by_domain": {
+            d: [result["inform_by_domain"][d], (result.get("success_by_domain") or {}).get(d)]
+            for d in (result.get("inform_by_domain") or {})
+        },
+        "end_reasons": result.get("end_reasons") or {},
+        "give_ups": result.get("give_ups") or {},
+        "warnings": [
+            cut(f"{w.get('kind')} x{w.get('count', 1)}: {w.get('effect', '')}") for w in result.get("warnings") or []
+        ],
+        "signature": cut(result["signature"]["line"]),
+        "sessions": rows,
+    }
