@@ -27,8 +27,7 @@ EXIT_CODES = """exit codes:
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system",
-        required=True,
-        help="the system under test: a registered name (oracle, oracle-text, oracle-lex, echo, silent, llm), an "
+        help="the system under test (required but with --score-only -o FILE): a registered name (oracle, oracle-text, oracle-lex, echo, silent, llm), an "
         "http(s):// URL, a predictions file (its turns in order) or package.module:factory (imported from the "
         "current folder first)",
     )
@@ -58,6 +57,16 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--dialogue", action="append", help="a test dialogue's goal by id (repeatable)")
     parser.add_argument("-o", "--output", help="the session file (JSONL), appended as sessions end")
     parser.add_argument("--resume", action="store_true", help="continue the session file of an interrupted run")
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="with --resume: run again the sessions that ended system_timeout, system_error or simulator_error",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing session file (else refused: --resume continues it)",
+    )
     parser.add_argument("--score-only", action="store_true", help="score the session file as it is; run nothing")
     parser.add_argument("--seed", type=int, default=0, help="seeds every session (with its dialogue id)")
     parser.add_argument("--max-turns", type=int, default=20, help="system turns per session at most (20)")
@@ -213,13 +222,25 @@ def _progress() -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or only score) the sessions and print the scores."""
     from mwz_metrics.interactive.harness import api
+    from mwz_metrics.inputs import InputError
+    from mwz_metrics.interactive.harness import sessions as session_files
 
+    if not args.system and not (args.score_only and args.output):
+        raise InputError("--system is required (only --score-only -o FILE runs without it)")
     output = args.output or _default_output(args)
     if args.score_only:
         config, sessions = api.load_session_file(output)
-        context = None
-    else:
+        _score_and_report(args, output, config, sessions, None)
+        return 0
+    with session_files.exclusive(output):  # one writer, from the first session to the outcomes
         config, sessions, context = _run_sessions(args, output)
+        _score_and_report(args, output, config, sessions, context)
+    return 0
+
+
+def _score_and_report(args: argparse.Namespace, output: str, config: dict, sessions: list, context: Any) -> None:
+    from mwz_metrics.interactive.harness import api
+
     result = api.score(
         sessions,
         config,
@@ -230,7 +251,6 @@ def run(args: argparse.Namespace) -> int:
     )
     result["session_file"] = output
     _report(args, result, config, sessions, output)
-    return 0
 
 
 def _run_sessions(args: argparse.Namespace, output: str) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
@@ -256,7 +276,15 @@ def _run_sessions(args: argparse.Namespace, output: str) -> tuple[dict[str, Any]
         logger.warning("sessions go to %s (-o to choose)", output)
     update, bar = _progress()
     try:
-        sessions = api.run_sessions(prepared, output=output, resume=args.resume, jobs=args.jobs, progress=update)
+        sessions = api.run_sessions(
+            prepared,
+            output=output,
+            resume=args.resume,
+            jobs=args.jobs,
+            progress=update,
+            retry_failed=args.retry_failed,
+            overwrite=args.overwrite,
+        )
     except KeyboardInterrupt:
         raise InputError(f"interrupted: the finished sessions are in {output}; continue with --resume") from None
     finally:

@@ -113,8 +113,12 @@ def run_sessions(
     resume: bool = False,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    retry_failed: bool = False,
+    overwrite: bool = False,
 ) -> list[dict[str, Any]]:
-    """Every goal's session (appended to ``output`` as each ends; ``resume`` continues it)."""
+    """Every goal's session (appended to ``output`` as each ends; ``resume`` continues it, with
+    ``retry_failed`` running again the sessions that ended for an infrastructure reason; an existing
+    ``output`` is replaced only with ``overwrite``)."""
     return run_all(
         run.goals,
         run.simulator,
@@ -125,6 +129,8 @@ def run_sessions(
         jobs=jobs,
         out=output,
         resume=resume,
+        retry_failed=retry_failed,
+        overwrite=overwrite,
         progress=progress,
         user_acts=bool(run.config.get("user_acts", True)),
         name=_system_label(run.config),
@@ -250,11 +256,12 @@ def interact(
     resume: bool = False,
     jobs: int = 1,
     metrics: Sequence[Any] = (),
+    overwrite: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
     """Run (or resume) and score; returns the result (see :func:`score`)."""
     run = prepare(system, simulator=simulator, **options)
-    sessions = run_sessions(run, output=output, resume=resume, jobs=jobs)
+    sessions = run_sessions(run, output=output, resume=resume, jobs=jobs, overwrite=overwrite)
     return score(sessions, run.config, context=run.context, metrics=metrics)
 
 

@@ -15,12 +15,11 @@ mwz's own output: it is captured per session and turn and logged (``mwz -v inter
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import json
 import logging
+import queue
 import random
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -30,12 +29,12 @@ from typing import Any
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.acts import acts_json
 from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.harness import capture
 from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_metrics.interactive.protocol import SessionEnd, System, SystemTurn, parse_system_turn
 from mwz_metrics.interactive.user.base import SimulatorFactory
 
 logger = logging.getLogger(__name__)
-system_output = logging.getLogger("mwz.system")  # what systems print, at DEBUG (shown with -v)
 
 DEFAULT_MAX_TURNS = 20
 
@@ -49,57 +48,10 @@ def _end(reason: str, detail: str = "") -> dict[str, str]:
     return {"reason": reason, **({"detail": detail[:300]} if detail else {})}
 
 
-# -- what systems print ---------------------------------------------------------------------
-
-_answering = threading.local()  # .buffer: what the system answering in this thread has printed
-
-
-class _Routed:
-    """``sys.stdout`` or ``sys.stderr`` while sessions run: a thread answering for a system writes
-    into its buffer; every other write goes to the real stream."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-
-    def write(self, text: str) -> int:
-        buffer = getattr(_answering, "buffer", None)
-        if buffer is None:
-            return self.stream.write(text)
-        buffer.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        if getattr(_answering, "buffer", None) is None:
-            self.stream.flush()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.stream, name)
-
-
-@contextlib.contextmanager
-def captured_output() -> Iterator[None]:
-    """Route ``sys.stdout`` and ``sys.stderr`` (see :class:`_Routed`) for the duration."""
-    if isinstance(sys.stdout, _Routed):  # already routed (a run inside a run)
-        yield
-        return
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Routed(saved[0]), _Routed(saved[1])
-    try:
-        yield
-    finally:
-        sys.stdout, sys.stderr = saved
-
-
 def _ask(system: System, request: Mapping[str, Any], label: str) -> Any:
     """The system's answer; what it printed meanwhile logged under ``label`` (system, session, turn)."""
-    _answering.buffer = []
-    try:
+    with capture.printed_by(label):
         return system.respond(request)
-    finally:
-        printed = "".join(_answering.buffer)
-        _answering.buffer = None
-        for line in printed.rstrip().splitlines():
-            system_output.debug("%s: %s", label, line)
 
 
 # -- one session ----------------------------------------------------------------------------
@@ -261,37 +213,105 @@ def run_session(
 
 # -- every session ----------------------------------------------------------------------------
 
+# Ends that say nothing about the system's dialogue skill: ``--retry-failed`` runs these sessions again.
+RETRIED_ENDS = ("system_timeout", "system_error", "simulator_error")
+# Settings that change how a run goes, never what it measures: a resumed run may change them.
+OPERATIONAL = ("timeout", "retries")
 
-def _resumed(out: str | Path | None, run: Mapping[str, Any], goals: Sequence[UserGoal]) -> dict[str, dict[str, Any]]:
-    """The sessions an interrupted run of the same configuration already wrote to ``out``."""
+
+def _measured(run: Mapping[str, Any]) -> dict[str, Any]:
+    """A run configuration without its operational settings (see :data:`OPERATIONAL`)."""
+    out = dict(run)
+    for part in ("system", "simulator"):
+        if isinstance(out.get(part), Mapping):
+            out[part] = {k: v for k, v in out[part].items() if k not in OPERATIONAL}
+            if isinstance(out[part].get("options"), Mapping):
+                out[part]["options"] = {k: v for k, v in out[part]["options"].items() if k not in OPERATIONAL}
+    return out
+
+
+def _operational(run: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's operational settings, as ``system.timeout``... (see :data:`OPERATIONAL`)."""
+    out = {}
+    for part in ("system", "simulator"):
+        section = run.get(part) if isinstance(run.get(part), Mapping) else {}
+        options = section.get("options") if isinstance(section.get("options"), Mapping) else {}
+        for key in OPERATIONAL:
+            if key in section:
+                out[f"{part}.{key}"] = section[key]
+            elif key in options:
+                out[f"{part}.{key}"] = options[key]
+    return out
+
+
+def _resumed(
+    out: str | Path | None, run: Mapping[str, Any], goals: Sequence[UserGoal], *, retry_failed: bool
+) -> tuple[dict[Any, dict[str, Any]], dict[str, Any]]:
+    """The sessions an interrupted run of the same configuration already wrote to ``out`` (less those
+    ``retry_failed`` runs again, dropped from the file), and what the resumption changes."""
     if out is None or not Path(out).is_file():
         raise InputError(f"--resume: no session file {out} to continue")
-    previous, stored = session_files.read(out, repair=True)
-    if dict(previous) != dict(run):
-        changed = sorted(k for k in set(previous) | set(run) if previous.get(k) != run.get(k))
+    found = session_files.read_file(out, repair=True)
+    previous = found.run
+    if _measured(previous) != _measured(run):
+        before, now = _measured(previous), _measured(run)
+        changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
         raise InputError(f"--resume: {out} was written by another run configuration (differs in {', '.join(changed)})")
-    done = {s["id"]: s for s in stored}
-    logger.info("resuming %s: %d of %d sessions already done", out, len(done), len(goals))
-    return done
+    done = {session_files.session_key(s): s for s in found.sessions}
+    again = {key for key, s in done.items() if retry_failed and (s.get("end") or {}).get("reason") in RETRIED_ENDS}
+    if again:
+        session_files.drop_sessions(out, again)
+        done = {key: s for key, s in done.items() if key not in again}
+    logger.info(
+        "resuming %s: %d of %d sessions already done%s",
+        out,
+        len(done),
+        len(goals),
+        f", {len(again)} ended {'/'.join(RETRIED_ENDS)} run again" if again else "",
+    )
+    settings = {k: v for k, v in _operational(run).items() if _operational(previous).get(k) != v}
+    return done, {"settings": settings, "run_again": len(again), "already_done": len(done)}
 
 
 def _in_flight(
     work: Callable[[UserGoal], dict[str, Any]], todo: Sequence[UserGoal], jobs: int
 ) -> Iterator[dict[str, Any]]:
-    """Each goal's session as it finishes: one after another, or ``jobs`` at once in threads."""
-    if jobs <= 1:
-        for goal in todo:
-            yield work(goal)
-        return
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(work, goal) for goal in todo]
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                yield future.result()
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    """Each goal's session as it finishes, ``jobs`` at once, in daemon threads: an interrupt (Ctrl-C)
+    ends the run at once, whatever a system is doing; the sessions in flight are dropped (``--resume``
+    runs them)."""
+    tasks: queue.SimpleQueue[UserGoal] = queue.SimpleQueue()
+    for goal in todo:
+        tasks.put(goal)
+    finished: queue.SimpleQueue[tuple[dict[str, Any] | None, BaseException | None]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                goal = tasks.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                finished.put((work(goal), None))
+            except BaseException as error:  # a bug of ours: the run stops with it
+                finished.put((None, error))
+
+    for number in range(max(1, min(jobs, len(todo)))):
+        threading.Thread(target=worker, name=f"mwz-session-{number}", daemon=True).start()
+    try:
+        for _ in range(len(todo)):
+            while True:
+                try:
+                    session, error = finished.get(timeout=0.1)  # wakes for a signal
+                    break
+                except queue.Empty:
+                    continue
+            if error is not None:
+                raise error
+            assert session is not None
+            yield session
+    finally:
+        stop.set()
 
 
 def run_all(
@@ -305,35 +325,65 @@ def run_all(
     jobs: int = 1,
     out: str | Path | None = None,
     resume: bool = False,
+    retry_failed: bool = False,
+    overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
     user_acts: bool = True,
     name: str = "",
 ) -> list[dict[str, Any]]:
     """Every goal's session, in goal order; each appended to ``out`` as it finishes.
 
-    With ``resume``, ``out`` must be a session file of the same ``run`` configuration: its
-    sessions are kept and only the missing goals are run. What the system prints is captured
-    (see the module docstring).
+    With ``resume``, ``out`` must be a session file of the same ``run`` configuration (its
+    operational settings aside): its sessions are kept and only the missing goals are run, and with
+    ``retry_failed`` those that ended for an infrastructure reason (:data:`RETRIED_ENDS`) too.
+    Without ``resume``, an existing ``out`` is replaced only with ``overwrite``. One process writes
+    ``out`` at a time (:func:`.sessions.exclusive`). What the system prints is captured (:mod:`.capture`).
     """
-    done = _resumed(out, run, goals) if resume else {}
+    if retry_failed and not resume:
+        raise InputError("--retry-failed goes with --resume")
+    with session_files.exclusive(out) if out is not None else contextlib.nullcontext():
+        if out is not None and not resume and not overwrite and Path(out).is_file() and Path(out).stat().st_size:
+            raise InputError(f"{out} exists: --resume continues it, --overwrite replaces it (or choose another -o)")
+        done, resumption = _resumed(out, run, goals, retry_failed=retry_failed) if resume else ({}, {})
+        return _run_into(
+            goals,
+            done,
+            resumption,
+            out,
+            run,
+            progress,
+            jobs,
+            lambda goal: run_session(
+                goal, factory, system, seed=seed, max_turns=max_turns, user_acts=user_acts, name=name
+            ),
+        )
+
+
+def _run_into(
+    goals: Sequence[UserGoal],
+    done: dict[Any, dict[str, Any]],
+    resumption: dict[str, Any],
+    out: str | Path | None,
+    run: Mapping[str, Any],
+    progress: Callable[[int, int], None] | None,
+    jobs: int,
+    work: Callable[[UserGoal], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Run the goals not ``done``, appending each session to ``out`` as it ends."""
     todo = [g for g in goals if g.dialogue_id not in done]
-    writer = session_files.SessionWriter(out, run, append=resume) if out is not None else None
+    writer = session_files.SessionWriter(out, run, append=bool(resumption)) if out is not None else None
     results = dict(done)
-    lock = threading.Lock()
     started = time.perf_counter()
-
-    def work(goal: UserGoal) -> dict[str, Any]:
-        return run_session(goal, factory, system, seed=seed, max_turns=max_turns, user_acts=user_acts, name=name)
-
     try:
-        with captured_output():
+        if writer is not None and resumption:
+            writer.note_resumption({**resumption, "jobs": jobs})
+        with capture.routed_output():
             for session in _in_flight(work, todo, jobs):
-                with lock:
-                    results[session["id"]] = session
-                    if writer is not None:
-                        writer.write(session)
-                    if progress is not None:
-                        progress(len(results), len(goals))
+                results[session_files.session_key(session)] = session
+                if writer is not None:
+                    writer.write(session)
+                if progress is not None:
+                    progress(len(results), len(goals))
     finally:
         if writer is not None:
             writer.close()
