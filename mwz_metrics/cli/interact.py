@@ -19,8 +19,12 @@ from mwz_metrics.cli.registry import command, write_json
 
 logger = logging.getLogger("mwz.interact")
 
+# Ends where the system (or the simulator) failed rather than talked.
+FAILED_ENDS = {"system_timeout", "system_error", "malformed_response", "simulator_error"}
+
 EXIT_CODES = """exit codes:
   0  the sessions ran (or were resumed) and were scored; failures of the system are counted, not fatal
+     (a run where every session failed prints its summary too, with "every session failed")
   2  bad input or configuration (one line on stderr: file, dialogue, option), or missing data"""
 
 
@@ -71,8 +75,30 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seeds every session (with its dialogue id)")
     parser.add_argument("--max-turns", type=int, default=20, help="system turns per session at most (20)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="HTTP systems: seconds per request (30)")
-    parser.add_argument("--retries", type=int, default=2, help="HTTP systems: retries of a failed request (2)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="HTTP and llm systems, the llm simulator: seconds per request, the connection and the whole answer (30)",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=2,
+        help="HTTP and llm systems, the llm simulator: retries of a failed request (2)",
+    )
+    parser.add_argument(
+        "--max-answer-bytes",
+        type=int,
+        default=1_000_000,
+        help="an HTTP system's answer at most; a larger one ends the session malformed_response (1000000)",
+    )
+    parser.add_argument(
+        "--max-response-chars",
+        type=int,
+        default=10_000,
+        help="a response's text at most, any system; a longer one ends the session malformed_response (10000)",
+    )
     metric_flags.add_arguments(parser, mwzeval=False)  # Inform/Success always; richness, BLEU (replay) by default
     metric_flags.add_delexicalize_argument(parser)
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
@@ -182,7 +208,11 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
             if d != "total"
         )
         lines.append(f"inform/success by domain: {domains}")
+    for name, reason in (result.get("not_scored") or {}).items():
+        lines.append(f"{name:20}{'n/a':>8}  ({reason})")
     lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in result["end_reasons"].items()))
+    if result["end_reasons"] and set(result["end_reasons"]) <= FAILED_ENDS:
+        lines.append("every session failed: the figures above measure no dialogue (see the end reasons)")
     if result.get("give_ups"):
         lines.append("simulator gave up: " + ", ".join(f"{k} x {v}" for k, v in result["give_ups"].items()))
     if result.get("system_failures"):
@@ -221,8 +251,8 @@ def _progress() -> Any:
 )
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or only score) the sessions and print the scores."""
-    from mwz_metrics.interactive.harness import api
     from mwz_metrics.inputs import InputError
+    from mwz_metrics.interactive.harness import api
     from mwz_metrics.interactive.harness import sessions as session_files
 
     if not args.system and not (args.score_only and args.output):
@@ -271,6 +301,8 @@ def _run_sessions(args: argparse.Namespace, output: str) -> tuple[dict[str, Any]
         timeout=args.timeout,
         retries=args.retries,
         data_dir=args.data_dir,
+        max_answer_bytes=args.max_answer_bytes,
+        max_response_chars=args.max_response_chars,
     )
     if not args.resume and args.output is None:
         logger.warning("sessions go to %s (-o to choose)", output)

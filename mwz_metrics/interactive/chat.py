@@ -1,31 +1,187 @@
-"""A client of OpenAI-compatible chat endpoints (vLLM, llama.cpp's server, hosted APIs), for the ``llm``
-simulator and the ``llm`` system: chat completions with optional tools, retrying what may pass on a
-second try (429, 5xx, timeouts, refused connections). The key, where the endpoint wants one, comes
+"""The floor's HTTP client: JSON POSTed to a system under test or an OpenAI-compatible chat endpoint.
+
+:func:`post_json` bounds a request whole: one deadline (``timeout`` seconds) covers the connection,
+the headers and the body, however slowly a server sends them (a watchdog shuts the socket down at
+the deadline); a body over ``max_bytes`` is refused unread. Redirects: 307 and 308 are followed
+(three at most) with the same POST, ``Authorization`` dropped when the new address is another origin
+(scheme, host, port); 301, 302 and 303 (which would turn the POST into a GET) are not followed. A
+credential therefore never reaches a host other than the one it was given for. What failed is a
+:class:`HttpFailure` with its kind (``timeout``, ``connection``, ``http_NNN``, ``too_large``).
+
+:class:`ChatClient` speaks chat completions (vLLM, llama.cpp's server, hosted APIs) with optional
+tools, retrying what may pass on a second try (429, 5xx, timeouts, refused or cut connections) and
+counting the tokens the endpoint reports (``usage``). The key, where the endpoint wants one, comes
 from ``MWZ_LLM_API_KEY`` (or ``OPENAI_API_KEY``) and is never written anywhere.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import socket
+import ssl
+import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
+import urllib.parse
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 from mwz_plugins.errors import SystemUnderTestError
 
-_RETRIED_STATUS = (429, 500, 502, 503, 504)
+RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
+DEFAULT_MAX_BYTES = 1_000_000  # an answer's body at most (a MultiWOZ turn is well under 10 kB)
+_FOLLOWED = (307, 308)  # redirects that keep the method and the body
+_MAX_REDIRECTS = 3
+
+
+class HttpFailure(Exception):
+    """A request that gave no usable answer; ``reason``: ``timeout``, ``connection``, ``http_NNN`` or
+    ``too_large``; ``retried``: whether a second try may pass."""
+
+    def __init__(self, message: str, reason: str, *, retried: bool) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.retried = retried
+
+
+def _origin(url: urllib.parse.SplitResult) -> tuple[str, str, int]:
+    default = 443 if url.scheme == "https" else 80
+    return url.scheme, (url.hostname or "").lower(), url.port or default
+
+
+class _Watchdog:
+    """Shuts a connection's socket down at the deadline (a blocked read then returns at once)."""
+
+    def __init__(self, connection: http.client.HTTPConnection, seconds: float) -> None:
+        self.connection = connection
+        self.fired = False
+        self.timer = threading.Timer(max(seconds, 0.0), self._fire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        sock = self.connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        self.timer.cancel()
+
+
+def _read_body(response: http.client.HTTPResponse, url: str, max_bytes: int) -> bytes:
+    length = response.getheader("Content-Length")
+    if length and length.strip().isdigit() and int(length) > max_bytes:
+        raise HttpFailure(
+            f"{url} announced an answer of {int(length)} bytes (limit {max_bytes})", "too_large", retried=False
+        )
+    chunks, size = [], 0
+    while True:
+        chunk = response.read1(65536)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > max_bytes:
+            raise HttpFailure(f"{url} sent an answer of more than {max_bytes} bytes", "too_large", retried=False)
+        chunks.append(chunk)
+    if length and length.strip().isdigit() and size < int(length):
+        raise ConnectionResetError(f"the connection closed after {size} of {int(length)} bytes")
+    return b"".join(chunks)
+
+
+def _once(url: str, body: bytes, headers: Mapping[str, str], deadline: float, max_bytes: int) -> tuple[int, str, bytes]:
+    """One POST: (status, Location, body) within the deadline."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise HttpFailure(f"{url}: not an http(s) URL", "connection", retried=False)
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise HttpFailure(f"no answer from {url} in time", "timeout", retried=True)
+    if parts.scheme == "https":
+        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+            parts.hostname, parts.port, timeout=remaining, context=ssl.create_default_context()
+        )
+    else:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=remaining)
+    watchdog = _Watchdog(connection, remaining)
+    target = parts.path or "/"
+    if parts.query:
+        target += "?" + parts.query
+    try:
+        connection.request("POST", target, body=body, headers=dict(headers))
+        response = connection.getresponse()
+        if response.status >= 300:
+            return response.status, response.getheader("Location") or "", b""
+        data = _read_body(response, url, max_bytes)
+        if watchdog.fired:  # the socket was shut down under the read: what came is not all
+            raise TimeoutError
+        return response.status, "", data
+    except HttpFailure:
+        raise
+    except (OSError, http.client.HTTPException) as error:
+        if watchdog.fired or isinstance(error, TimeoutError):
+            raise HttpFailure(f"no answer from {url} in time", "timeout", retried=True) from None
+        what = type(error).__name__ if isinstance(error, http.client.HTTPException) else error
+        raise HttpFailure(f"{url}: {what}", "connection", retried=True) from None
+    finally:
+        watchdog.cancel()
+        connection.close()
+
+
+def post_json(
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    timeout: float,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> bytes:
+    """POST ``body`` to ``url``; the answer's body (see the module docstring), or :class:`HttpFailure`."""
+    deadline = time.monotonic() + timeout
+    headers = dict(headers)
+    here = urllib.parse.urlsplit(url)
+    for _ in range(_MAX_REDIRECTS + 1):
+        status, location, data = _once(url, body, headers, deadline, max_bytes)
+        if status < 300:
+            return data
+        if status in _FOLLOWED and location:
+            url = urllib.parse.urljoin(url, location)
+            there = urllib.parse.urlsplit(url)
+            if _origin(there) != _origin(here):  # a credential is for its own host only
+                headers = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "cookie")}
+            here = there
+            continue
+        if 300 <= status < 400:
+            raise HttpFailure(
+                f"{url} answered HTTP {status} (a redirect{f' to {location}' if location else ''}; not followed)",
+                f"http_{status}",
+                retried=False,
+            )
+        raise HttpFailure(f"{url} answered HTTP {status}", f"http_{status}", retried=status in RETRIED_STATUS)
+    raise HttpFailure(f"{url}: more than {_MAX_REDIRECTS} redirects", "connection", retried=False)
 
 
 class ChatError(SystemUnderTestError):
     """The endpoint gave no usable answer after the retries; ``reason``: ``timeout``, ``http_NNN``,
-    ``connection`` or ``malformed``."""
+    ``connection``, ``too_large`` or ``malformed``."""
 
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+def add_usage(tokens: MutableMapping[str, int], usage: Any) -> None:
+    """Add an answer's ``usage`` (prompt and completion tokens) to ``tokens`` (what is not a count ignored)."""
+    if not isinstance(usage, Mapping):
+        return
+    for key, name in (("prompt_tokens", "prompt"), ("completion_tokens", "completion")):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            tokens[name] = tokens.get(name, 0) + value
 
 
 class ChatClient:
@@ -40,6 +196,7 @@ class ChatClient:
         retries: int = 2,
         api_key: str | None = None,
         backoff: float = 0.5,
+        max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         base = endpoint.rstrip("/")
         self.url = base if base.endswith("/chat/completions") else f"{base}/chat/completions"
@@ -47,53 +204,56 @@ class ChatClient:
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self.max_bytes = max_bytes
         self._key = (
             api_key if api_key is not None else os.environ.get("MWZ_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
         )
 
     def message(
-        self, messages: list[dict[str, Any]], *, note: Callable[[str], None] | None = None, **parameters: Any
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        note: Callable[[str], None] | None = None,
+        tokens: MutableMapping[str, int] | None = None,
+        **parameters: Any,
     ) -> dict[str, Any]:
         """The model's reply to ``messages``: the assistant message (``content``, ``tool_calls``);
-        ``note`` is told each retry and failure (``retry``, ``timeout``, ``http_500``...)."""
+        ``note`` is told each retry and failure (``retry``, ``timeout``, ``http_500``...), ``tokens``
+        gets the prompt and completion tokens the endpoint reports."""
 
         def count(what: str) -> None:
             if note is not None:
                 note(what)
 
         body = json.dumps({"model": self.model, "messages": messages, **parameters}).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         delay = self.backoff
         for attempt in range(self.retries + 1):
-            last = attempt == self.retries
-            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (the user's URL)
-                    data = json.loads(response.read().decode("utf-8"))
+                raw = post_json(self.url, body, headers, timeout=self.timeout, max_bytes=self.max_bytes)
+            except HttpFailure as failure:
+                count(failure.reason)
+                if not failure.retried or attempt == self.retries:
+                    raise ChatError(str(failure), failure.reason) from None
+                count("retry")
+                time.sleep(delay)
+                delay *= 2
+                continue
+            try:
+                data = json.loads(raw.decode("utf-8"))
+                if tokens is not None:
+                    add_usage(tokens, data.get("usage"))
                 message = data["choices"][0]["message"]
                 if not isinstance(message, dict):
                     raise TypeError("the message is not an object")
-                return message
-            except urllib.error.HTTPError as error:
-                count(f"http_{error.code}")
-                if error.code not in _RETRIED_STATUS or last:
-                    raise ChatError(f"{self.url} answered HTTP {error.code}", f"http_{error.code}") from None
-            except (TimeoutError, urllib.error.URLError, ConnectionError) as error:
-                reason = getattr(error, "reason", error)
-                kind = (
-                    "timeout" if isinstance(error, TimeoutError) or isinstance(reason, TimeoutError) else "connection"
-                )
-                count(kind)
-                if last:
-                    raise ChatError(f"{self.url}: {reason}", kind) from None
-            except (ValueError, KeyError, IndexError, TypeError) as error:
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as error:
                 count("malformed")
-                raise ChatError(f"{self.url}: not a chat completion ({error})", "malformed") from None
-            count("retry")
-            time.sleep(delay)
-            delay *= 2
+                raise ChatError(
+                    f"{self.url}: not a chat completion ({type(error).__name__}: {error})", "malformed"
+                ) from None
+            return message
         raise ChatError(f"{self.url}: no answer", "connection")  # not reached
 
     def complete(self, messages: list[dict[str, Any]], **parameters: Any) -> str:

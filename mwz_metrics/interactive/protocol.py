@@ -45,6 +45,11 @@ END_REASONS = {
 }
 
 
+# A response's text at most (characters; ``mwz interact --max-response-chars``): a MultiWOZ response
+# is about 80, a chatty model's a few hundred. Longer ends the session as ``malformed_response``.
+MAX_RESPONSE_CHARS = 10_000
+
+
 class SessionEnd(Exception):
     """Ends one session with a reason from :data:`END_REASONS` (the run goes on)."""
 
@@ -86,8 +91,15 @@ class SystemTurn:
         return out
 
 
-def parse_system_turn(data: Any, dialogue_id: str, index: int) -> SystemTurn:
-    """Validate what a system returned; :class:`SessionEnd` (``malformed_response``) if invalid."""
+def parse_system_turn(data: Any, dialogue_id: str, index: int, *, max_chars: int = MAX_RESPONSE_CHARS) -> SystemTurn:
+    """Validate what a system returned; :class:`SessionEnd` (``malformed_response``) if invalid, or
+    if its response is longer than ``max_chars``."""
+    response = data.get("response") if isinstance(data, Mapping) else None
+    if isinstance(response, str) and len(response) > max_chars:
+        raise SessionEnd(
+            "malformed_response",
+            f"dialogue {dialogue_id}, turn {index}: a response of {len(response)} characters (limit {max_chars})",
+        )
     try:
         turn = read_turn(dialogue_id, index, data)
         acts = None

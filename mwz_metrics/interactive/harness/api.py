@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.inputs import InputError
+from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_metrics.interactive.harness.context import InteractiveContext
 from mwz_metrics.interactive.harness.loading import load_simulator, load_system
 from mwz_metrics.interactive.harness.runner import DEFAULT_MAX_TURNS, run_all
+from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS
 from mwz_metrics.interactive.scoring import export
 from mwz_metrics.interactive.scoring import figures as scoring
 from mwz_plugins.version import __version__
@@ -79,17 +81,29 @@ def prepare(
     context: InteractiveContext | None = None,
     system_options: Mapping[str, str] | None = None,
     user_acts: bool = False,
+    max_answer_bytes: int = DEFAULT_MAX_BYTES,
+    max_response_chars: int = MAX_RESPONSE_CHARS,
 ) -> Run:
     """Load the data, the simulator and the system, and choose the goals (nothing runs yet).
 
     ``system_options``: keyword arguments of the system's factory (``--system-option``);
     ``user_acts``: the user's acts reach the system (``--user-acts``; reference systems read them
-    anyway). Both are part of the run's configuration, hence of its signature."""
+    anyway). Both are part of the run's configuration, hence of its signature. ``timeout`` and
+    ``retries``: each request of an HTTP or LLM system and of the ``llm`` simulator (one deadline for
+    the connection and the whole answer); ``max_answer_bytes`` (an HTTP answer) and
+    ``max_response_chars`` (a response's text): beyond them a session ends ``malformed_response``
+    (in the configuration where they are not the defaults)."""
     context = context or InteractiveContext(data_dir=data_dir)
     if max_turns <= 0:
         raise InputError(f"--max-turns {max_turns}: give a positive number")
-    loaded = load_system(system, context, timeout=timeout, retries=retries, options=system_options)
-    factory, simulator_identity = load_simulator(simulator, context, simulator_options)
+    if max_answer_bytes <= 0 or max_response_chars <= 0:
+        raise InputError("--max-answer-bytes and --max-response-chars: give positive numbers")
+    loaded = load_system(
+        system, context, timeout=timeout, retries=retries, options=system_options, max_bytes=max_answer_bytes
+    )
+    factory, simulator_identity = load_simulator(
+        simulator, context, simulator_options, timeout=timeout, retries=retries
+    )
     chosen = _select_goals(context, goals, loaded.dialogues)
     ids = ",".join(g.dialogue_id for g in chosen)
     config = {
@@ -103,6 +117,16 @@ def prepare(
         "data": context.signature()["sources"],
         "derived_code": context.signature()["derived_code"],
     }
+    limits = {
+        k: v
+        for k, v, default in (
+            ("max_answer_bytes", max_answer_bytes, DEFAULT_MAX_BYTES),
+            ("max_response_chars", max_response_chars, MAX_RESPONSE_CHARS),
+        )
+        if v != default
+    }
+    if limits:  # only where not the defaults: the configurations of earlier runs stay what they were
+        config["limits"] = limits
     return Run(context, chosen, factory, loaded.system, config)
 
 
@@ -134,6 +158,7 @@ def run_sessions(
         progress=progress,
         user_acts=bool(run.config.get("user_acts", True)),
         name=_system_label(run.config),
+        max_response_chars=int((run.config.get("limits") or {}).get("max_response_chars", MAX_RESPONSE_CHARS)),
     )
 
 
@@ -173,6 +198,11 @@ def score(
     requests += [metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics]
     if scorable_only and not aligned:
         requests = [r for r in requests if not metric.entry(r.name).needs_references]
+    not_scored: dict[str, str] = {}
+    if not any(export.system_turns(s) for s in sessions):  # every session ended before the system answered
+        reason = "no system response in any session (every session ended before the system's first answer)"
+        not_scored = {r.name: reason for r in requests if r.name != "success"}
+        requests = [r for r in requests if r.name == "success"]
     inputs = metric.MetricInputs(
         predictions=export.predictions(sessions),
         sessions=sessions,
@@ -195,6 +225,8 @@ def score(
     bleu_scored = "bleu" in results
     result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu_scored)
     metric.add_to_summary(result, {name: r for name, r in results.items() if not r.shared})
+    if not_scored:
+        result["not_scored"] = not_scored
     return result
 
 

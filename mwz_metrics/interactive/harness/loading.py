@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from mwz_metrics.inputs import InputError
+from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES
+from mwz_metrics.interactive.harness import capture
 from mwz_metrics.interactive.protocol import System, as_system
 from mwz_metrics.interactive.user.base import SimulatorFactory
 from mwz_plugins.errors import MwzError, SimulatorError, SystemUnderTestError
@@ -63,8 +65,24 @@ def load_system(
     timeout: float = 30.0,
     retries: int = 2,
     options: Mapping[str, str] | None = None,
+    max_bytes: int | None = None,
 ) -> LoadedSystem:
-    """The system ``spec`` names (see the module docstring), made with ``options``."""
+    """The system ``spec`` names (see the module docstring), made with ``options``; an HTTP system's
+    answers are limited to ``max_bytes`` (default :data:`~mwz_metrics.interactive.chat.DEFAULT_MAX_BYTES`).
+    What the system's code prints while it is imported and made is captured (:mod:`.capture`)."""
+    with capture.routed_output(), capture.printed_by(f"system {spec}"):
+        return _load_system(spec, context, timeout=timeout, retries=retries, options=options, max_bytes=max_bytes)
+
+
+def _load_system(
+    spec: str,
+    context: Any,
+    *,
+    timeout: float,
+    retries: int,
+    options: Mapping[str, str] | None,
+    max_bytes: int | None,
+) -> LoadedSystem:
     from mwz_plugins import get_registry
 
     registry = get_registry()
@@ -75,7 +93,7 @@ def load_system(
         from mwz_metrics.interactive.systems.http import HttpSystem
 
         _no_options(spec, options, "an HTTP system")
-        system = HttpSystem(spec, timeout=timeout, retries=retries)
+        system = HttpSystem(spec, timeout=timeout, retries=retries, max_bytes=max_bytes or DEFAULT_MAX_BYTES)
         return LoadedSystem(system, "http", spec, {"url": spec, "timeout": timeout, "retries": retries})
     if spec.endswith(".json") or os.path.isfile(spec):
         from mwz_metrics.interactive.systems.files import PredictionsSystem
@@ -148,17 +166,26 @@ def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
 
 
 def load_simulator(
-    name: str, context: Any, options: Mapping[str, Any] | None = None
+    name: str,
+    context: Any,
+    options: Mapping[str, Any] | None = None,
+    *,
+    timeout: float = 30.0,
+    retries: int = 2,
 ) -> tuple[SimulatorFactory, dict[str, Any]]:
-    """The registered simulator ``name`` with ``options``, and how the signature names it."""
+    """The registered simulator ``name`` with ``options``, and how the signature names it; one that
+    talks to an endpoint (its loader's ``takes_http_settings``) gets the run's ``timeout`` and ``retries``
+    unless the options give them."""
     from mwz_plugins import get_registry
 
     registry = get_registry()
     if name not in registry.simulators:
         raise InputError(f"--simulator {name!r}: not registered (known: {', '.join(sorted(registry.simulators))})")
     entry = registry.simulators[name]
+    make = _import(entry.loader, "simulator")
+    extra = {"timeout": timeout, "retries": retries} if getattr(make, "takes_http_settings", False) else {}
     try:
-        factory = _import(entry.loader, "simulator")(context, **dict(options or {}))
+        factory = make(context, **{**extra, **dict(options or {})})
     except TypeError as error:
         raise InputError(f"--simulator {name}: {error}") from None
     except MwzError:

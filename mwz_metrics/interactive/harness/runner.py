@@ -31,7 +31,7 @@ from mwz_metrics.interactive.acts import acts_json
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.harness import capture
 from mwz_metrics.interactive.harness import sessions as session_files
-from mwz_metrics.interactive.protocol import SessionEnd, System, SystemTurn, parse_system_turn
+from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS, SessionEnd, System, SystemTurn, parse_system_turn
 from mwz_metrics.interactive.user.base import SimulatorFactory
 
 logger = logging.getLogger(__name__)
@@ -60,8 +60,9 @@ def _ask(system: System, request: Mapping[str, Any], label: str) -> Any:
 class _Session:
     """One session as it runs: its records, what the system has seen, how it ended."""
 
-    def __init__(self, goal: UserGoal, system: System, *, name: str, user_acts: bool) -> None:
+    def __init__(self, goal: UserGoal, system: System, *, name: str, user_acts: bool, max_chars: int) -> None:
         self.goal, self.system, self.name, self.user_acts = goal, system, name, user_acts
+        self.max_chars = max_chars
         self.turns: list[dict[str, Any]] = []
         self.history: list[dict[str, Any]] = []  # what the system sees: copies, so that it cannot touch the records
         self.booked: list[list[str]] = []
@@ -96,9 +97,8 @@ class _Session:
     def answer(self, index: int) -> SystemTurn | None:
         """The system's validated turn ``index`` (None, the session ended, if it failed)."""
         try:
-            return parse_system_turn(
-                _ask(self.system, self.request(index), self.where(index)), self.goal.dialogue_id, index
-            )
+            answer = _ask(self.system, self.request(index), self.where(index))
+            return parse_system_turn(answer, self.goal.dialogue_id, index, max_chars=self.max_chars)
         except SessionEnd as stop:
             self.end = _end(stop.reason, f"{self.where(index)}: {stop.detail}" if stop.detail else self.where(index))
         except Exception as error:  # the system under test: its failure is a finding, not a crash
@@ -161,10 +161,10 @@ class SteppedSession:
         max_turns: int = DEFAULT_MAX_TURNS,
         user_acts: bool = True,
         name: str = "",
+        max_response_chars: int = MAX_RESPONSE_CHARS,
     ) -> None:
-        self.session = _Session(
-            goal, system, name=name or getattr(system, "name", "") or "under test", user_acts=user_acts
-        )
+        label = name or getattr(system, "name", "") or "under test"
+        self.session = _Session(goal, system, name=label, user_acts=user_acts, max_chars=max_response_chars)
         self.max_turns = max_turns
         self.index = 0  # the system turn asked for next
         self.user = self.session.start(factory, random.Random(f"{seed}:{goal.dialogue_id}"))
@@ -202,10 +202,21 @@ def run_session(
     max_turns: int = DEFAULT_MAX_TURNS,
     user_acts: bool = True,
     name: str = "",
+    max_response_chars: int = MAX_RESPONSE_CHARS,
 ) -> dict[str, Any]:
     """One session of ``goal``: the record a session file stores (see :mod:`.sessions`). ``user_acts``:
-    whether the system sees the user's acts; ``name``: the system's, for the errors."""
-    steps = SteppedSession(goal, factory, system, seed=seed, max_turns=max_turns, user_acts=user_acts, name=name)
+    whether the system sees the user's acts; ``name``: the system's, for the errors;
+    ``max_response_chars``: a longer response ends the session (``malformed_response``)."""
+    steps = SteppedSession(
+        goal,
+        factory,
+        system,
+        seed=seed,
+        max_turns=max_turns,
+        user_acts=user_acts,
+        name=name,
+        max_response_chars=max_response_chars,
+    )
     while not steps.done:
         steps.step()
     return steps.record()
@@ -234,8 +245,8 @@ def _operational(run: Mapping[str, Any]) -> dict[str, Any]:
     """A run's operational settings, as ``system.timeout``... (see :data:`OPERATIONAL`)."""
     out = {}
     for part in ("system", "simulator"):
-        section = run.get(part) if isinstance(run.get(part), Mapping) else {}
-        options = section.get("options") if isinstance(section.get("options"), Mapping) else {}
+        section: Mapping[str, Any] = run.get(part) if isinstance(run.get(part), Mapping) else {}  # type: ignore[assignment]
+        options: Mapping[str, Any] = section.get("options") if isinstance(section.get("options"), Mapping) else {}  # type: ignore[assignment]
         for key in OPERATIONAL:
             if key in section:
                 out[f"{part}.{key}"] = section[key]
@@ -330,6 +341,7 @@ def run_all(
     progress: Callable[[int, int], None] | None = None,
     user_acts: bool = True,
     name: str = "",
+    max_response_chars: int = MAX_RESPONSE_CHARS,
 ) -> list[dict[str, Any]]:
     """Every goal's session, in goal order; each appended to ``out`` as it finishes.
 
@@ -354,7 +366,14 @@ def run_all(
             progress,
             jobs,
             lambda goal: run_session(
-                goal, factory, system, seed=seed, max_turns=max_turns, user_acts=user_acts, name=name
+                goal,
+                factory,
+                system,
+                seed=seed,
+                max_turns=max_turns,
+                user_acts=user_acts,
+                name=name,
+                max_response_chars=max_response_chars,
             ),
         )
 
@@ -375,7 +394,7 @@ def _run_into(
     results = dict(done)
     started = time.perf_counter()
     try:
-        if writer is not None and resumption:
+        if writer is not None and resumption and (todo or resumption["settings"]):
             writer.note_resumption({**resumption, "jobs": jobs})
         with capture.routed_output():
             for session in _in_flight(work, todo, jobs):

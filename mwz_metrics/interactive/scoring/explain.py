@@ -12,6 +12,7 @@ something, or gave the domain up). Whose side a failure is on:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -126,7 +127,17 @@ def explain(sessions: Sequence[Mapping[str, Any]], per_session: Sequence[Mapping
             out.append(f"  goal {part['domain']}: {wanted}{extra}")
         out.extend(f"  -> {line}" for line in domain_verdicts(record))
         out.extend(transcript(session))
-    return "\n".join(out)
+    return "\n".join(printable(line) for line in out)
+
+
+# What a terminal would act on rather than show: C0 and C1 controls (ANSI escapes, NUL, a carriage
+# return), line and paragraph separators, bidirectional overrides, lone surrogates.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with what a terminal would act on written as escapes (``\\x1b``, ``\\u2028``)."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 
 
 def _flag(value: float | None) -> str:

@@ -150,7 +150,11 @@ class LlmSystem:
         self.db = context.database
         self.client = ChatClient(endpoint, model, timeout=timeout, retries=retries)
         self.prompt = Path(prompt).read_text(encoding="utf-8") if prompt else PROMPT
-        self.parameters = {"temperature": float(temperature), "max_tokens": int(max_tokens), "tools": TOOLS}
+        self.parameters: dict[str, Any] = {
+            "temperature": float(temperature),
+            "max_tokens": int(max_tokens),
+            "tools": TOOLS,
+        }
         self.max_tool_rounds = int(max_tool_rounds)
         self.model = model
         self._dialogues: dict[str, _Dialogue] = {}

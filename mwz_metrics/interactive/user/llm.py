@@ -134,11 +134,12 @@ class LLMFactory(SimulatorFactory):
         temperature: float | str = 0.0,
         max_tokens: int | str = 120,
         timeout: float | str = 60.0,
+        retries: int | str = 2,
     ) -> None:
         if not endpoint or not model:
             raise ValueError("the llm simulator needs --endpoint URL and --model NAME")
         self.context = context
-        self.client = ChatClient(endpoint, model, timeout=float(timeout))
+        self.client = ChatClient(endpoint, model, timeout=float(timeout), retries=int(retries))
         self._options = {
             "endpoint": endpoint,
             "model": model,
@@ -165,3 +166,6 @@ class LLMFactory(SimulatorFactory):
 def make(context: Any, **options: Any) -> LLMFactory:
     """The ``llm`` simulator (its plugin entry's loader)."""
     return LLMFactory(context, **options)
+
+
+make.takes_http_settings = True  # type: ignore[attr-defined]  # it gets the run's --timeout and --retries
