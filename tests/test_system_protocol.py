@@ -61,7 +61,12 @@ def _interact(folder, *args):
     if "--goals" not in args:
         command += ["--goals", "3"]
     return subprocess.run(
-        [*command, "-o", "s.jsonl", "--overwrite", *args[1:]], cwd=folder, env=env, capture_output=True, text=True, timeout=300
+        [*command, "-o", "s.jsonl", "--overwrite", *args[1:]],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
