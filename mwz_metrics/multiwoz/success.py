@@ -142,7 +142,8 @@ def dialogue_success(
                 # offered ones unless those are still all among them.
                 matching = list(query(domain, _offer_constraints(state[domain], variant))) if domain in state else []
                 previous = offered[domain]
-                if not previous or isinstance(previous, str) or any(v not in matching for v in previous):
+                # a set: a state like {"train": {}} matches every train, and a list made this quadratic
+                if not previous or isinstance(previous, str) or not set(matching).issuperset(previous):
                     offered[domain] = matching
             for slot in REQUESTABLE_SLOTS:
                 if slot in response:
