@@ -3,7 +3,9 @@
 The real data lives outside the project: ``MWZ_SHARED`` (default ``../shared``
 from the project root). Tests that need it use the ``shared`` fixture (or
 ``shared_path``), which skips with a reason when it is absent, and fails instead
-under ``MWZ_REQUIRE_SHARED=1`` (set by ``.ci/run``).
+under ``MWZ_REQUIRE_SHARED=1`` (set by ``.ci/run``). Tests needing a Debian package (WordNet 3.0
+for METEOR, Chromium for the HTML pages) use ``need_wordnet`` or ``need_chromium``: one line saying
+what to install where it is absent, a failure under ``MWZ_REQUIRE_PACKAGES=1`` (set by ``.ci/run``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ os.environ.setdefault("HF_UPDATE_DOWNLOAD_COUNTS", "0")
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MWZ_SHARED", ROOT.parent / "shared")).resolve()
 REQUIRE_SHARED = os.environ.get("MWZ_REQUIRE_SHARED") == "1"
+REQUIRE_PACKAGES = os.environ.get("MWZ_REQUIRE_PACKAGES") == "1"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
@@ -34,6 +37,37 @@ def shared_path(*parts: str) -> Path:
             pytest.fail(message + " and MWZ_REQUIRE_SHARED=1", pytrace=False)
         pytest.skip(message)
     return path
+
+
+def _missing_package(message: str) -> None:
+    """Skip with ``message`` (what to install), or fail where ``.ci/run`` requires the packages."""
+    if REQUIRE_PACKAGES:
+        pytest.fail(message + " and MWZ_REQUIRE_PACKAGES=1", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture()
+def need_wordnet() -> None:
+    """WordNet 3.0 (DSTC9's METEOR), or a skip naming the package."""
+    from mwz_metrics.dstc9 import wordnet
+
+    try:
+        wordnet.locate()
+    except wordnet.WordNetNotFoundError:
+        _missing_package(
+            "WordNet 3.0 not found: apt-get install wordnet-base (or python -m nltk.downloader wordnet, or MWZ_WORDNET)"
+        )
+
+
+@pytest.fixture()
+def need_chromium() -> str:
+    """The path of a headless-capable Chromium, or a skip naming the package."""
+    import shutil
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        _missing_package("Chromium not found: apt-get install chromium")
+    return str(browser)
 
 
 @pytest.fixture(scope="session")

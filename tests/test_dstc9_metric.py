@@ -29,7 +29,7 @@ def use_mirror_module(mirror):
     mp.undo()
 
 
-def test_parity_with_every_official_score_file(use_mirror_module):
+def test_parity_with_every_official_score_file(need_wordnet, use_mirror_module):
     pairs = _official_pairs()
     assert len(pairs) >= 4
     for score_file in pairs:
@@ -48,7 +48,7 @@ def baseline(use_mirror_module):
     return json.loads(shared_path("data", "dstc9", "results", "baseline", "entry0.json").read_text())
 
 
-def test_by_source_and_signature(baseline):
+def test_by_source_and_signature(need_wordnet, baseline):
     result = score_split(baseline, "test")
     assert set(result["by_source"]) == {"multiwoz", "sf_written", "sf_spoken"}
     counts = result["counts"]
@@ -58,12 +58,12 @@ def test_by_source_and_signature(baseline):
     assert result["signature"]["options"]["wordnet"]["sha256"]
 
 
-def test_length_mismatch_names_both_counts(baseline):
+def test_length_mismatch_names_both_counts(need_wordnet, baseline):
     with pytest.raises(EntryError, match=f"{len(baseline) - 1} instances but the labels have {len(baseline)}"):
         score_split(baseline[:-1], "test")
 
 
-def test_schema_error_names_instance_and_field(baseline):
+def test_schema_error_names_instance_and_field(need_wordnet, baseline):
     bad = [dict(item) for item in baseline]
     index = next(i for i, item in enumerate(bad) if item["target"])
     bad[index] = dict(bad[index], response="")
@@ -75,7 +75,7 @@ def test_schema_error_names_instance_and_field(baseline):
     assert baseline[index]["response"]  # the caller's entry is untouched
 
 
-def test_unknown_snippet_is_named(baseline):
+def test_unknown_snippet_is_named(need_wordnet, baseline):
     bad = list(baseline)
     index = next(i for i, item in enumerate(bad) if item["target"])
     bad[index] = dict(bad[index], knowledge=[{"domain": "hotel", "entity_id": 123456789, "doc_id": 0}])
@@ -83,7 +83,7 @@ def test_unknown_snippet_is_named(baseline):
         score_split(bad, "test")
 
 
-def test_empty_normalized_response_gets_rouge_zero():
+def test_empty_normalized_response_gets_rouge_zero(need_wordnet):
     labels = [
         {"target": True, "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 1}], "response": "Yes it does."}
     ]
@@ -103,7 +103,7 @@ def test_bit_parallel_lcs_matches_the_table():
         assert _lcs_words(x, y) == _lcs_words_table(x, y)
 
 
-def test_evaluate_module_and_cli(use_mirror_module, baseline, tmp_path):
+def test_evaluate_module_and_cli(need_wordnet, use_mirror_module, baseline, tmp_path):
     import evaluate
 
     import mwz_metrics  # noqa: F401
@@ -120,7 +120,7 @@ def test_evaluate_module_and_cli(use_mirror_module, baseline, tmp_path):
     assert main(["dstc9", "score", "--entry", str(entry_path), "--split", "val"]) == 2  # length mismatch
 
 
-def test_no_run_imports_nltk_and_a_warm_one_parses_no_wordnet(tmp_path, mirror):
+def test_no_run_imports_nltk_and_a_warm_one_parses_no_wordnet(need_wordnet, tmp_path, mirror):
     # The Porter stemmer is the package's own: no run imports nltk; synonyms persist in the cache,
     # so a second process parses no WordNet file, with the same numbers.
     import subprocess
@@ -151,7 +151,7 @@ def test_no_run_imports_nltk_and_a_warm_one_parses_no_wordnet(tmp_path, mirror):
     assert warm["scores"] == cold["scores"]
 
 
-def test_the_porter_stemmer_is_nltks_on_every_word_here():
+def test_the_porter_stemmer_is_nltks_on_every_word_here(need_wordnet):
     """Every word of the DSTC9 labels, knowledge and entries in ../shared and of WordNet's vocabulary."""
     import glob
     import re
@@ -176,7 +176,7 @@ def test_the_porter_stemmer_is_nltks_on_every_word_here():
     assert mismatches == []
 
 
-def test_schema_error_shows_an_excerpt_not_the_input(tmp_path, mirror):
+def test_schema_error_shows_an_excerpt_not_the_input(need_wordnet, tmp_path, mirror):
     # A whole entry of the wrong shape: the message names where and quotes a short excerpt.
     import subprocess
     import sys
@@ -197,7 +197,7 @@ def test_schema_error_shows_an_excerpt_not_the_input(tmp_path, mirror):
     assert len(out.stderr) < 1000 < path.stat().st_size
 
 
-def test_two_processes_give_the_floats_of_one(use_mirror_module, monkeypatch):
+def test_two_processes_give_the_floats_of_one(need_wordnet, use_mirror_module, monkeypatch):
     from mwz_metrics.dstc9 import parallel
 
     entry = json.loads(shared_path("data", "dstc9", "results", "team03", "entry2.json").read_text())
@@ -281,7 +281,7 @@ def test_common_skeleton_keys_refine_the_full_skeleton_and_keep_verdicts(use_mir
     assert sum(verdicts.values()) == 5
 
 
-def test_a_second_run_needs_neither_jsonschema_nor_wordnet_files(tmp_path, mirror):
+def test_a_second_run_needs_neither_jsonschema_nor_wordnet_files(need_wordnet, tmp_path, mirror):
     import subprocess
     import sys
 
@@ -314,7 +314,7 @@ def test_a_second_run_needs_neither_jsonschema_nor_wordnet_files(tmp_path, mirro
     assert run()["scores"] == cold["scores"]
 
 
-def test_wordnet_entries_are_found_by_byte_offset_as_by_line():
+def test_wordnet_entries_are_found_by_byte_offset_as_by_line(need_wordnet):
     import bisect
 
     from mwz_metrics.dstc9.wordnet import _find_entry, locate

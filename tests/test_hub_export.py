@@ -178,7 +178,7 @@ def _metric_inputs(mirror: Path, out: Path) -> dict[str, dict]:
     }
 
 
-def test_metric_spaces_round_trip_without_our_code(exported, tmp_path):
+def test_metric_spaces_round_trip_without_our_code(need_wordnet, exported, tmp_path):
     import evaluate
 
     import mwz_metrics  # noqa: F401  (routes the registered names)

@@ -128,6 +128,7 @@ def test_a_mutated_input_is_scored_or_refused_in_one_line(command, valid, reques
     if command == "coherence":
         pytest.importorskip("torch")
     if command == "dstc9":
+        request.getfixturevalue("need_wordnet")
         path, data = request.getfixturevalue("dstc9_entry")
     code, clean, err = _run(capsys, *commands[command](path))
     assert code == 0, err

@@ -6,7 +6,7 @@ when the reference word is among the lemma names (without "_") of
 ``data.*``, ``*.exc``) and applies nltk's ``_morphy`` rules, without needing
 nltk's ``lexnames`` file. Located, in order:
 
-1. ``$MWZ_WORDNET`` (a folder holding ``index.noun``...);
+1. ``$MWZ_WORDNET`` (a folder holding ``index.noun``...), the only place looked where it is set;
 2. Debian's ``wordnet-base`` package (``/usr/share/wordnet``);
 3. nltk's downloaded WordNet (``<nltk_data>/corpora/wordnet`` or ``wordnet.zip``).
 """
@@ -107,15 +107,16 @@ class _Files:
 def locate() -> _Files:
     """The WordNet files to use; raises :class:`WordNetNotFoundError` naming both fixes."""
     looked: list[str] = []
-    folders = []
-    if os.environ.get(WORDNET_ENV):
-        folders.append(Path(os.environ[WORDNET_ENV]))
-    folders += [Path(d) for d in DEBIAN_DIRS]
+    if os.environ.get(WORDNET_ENV):  # the user's choice is the only place looked: no silent fallback
+        folders = [Path(os.environ[WORDNET_ENV])]
+        nltk_dirs: list[Path] = []
+    else:
+        folders = [Path(d) for d in DEBIAN_DIRS]
+        nltk_dirs = _nltk_data_dirs()
     for folder in folders:
         looked.append(str(folder))
         if all((folder / name).is_file() for name in _REQUIRED):
             return _Files(folder)
-    nltk_dirs = _nltk_data_dirs()
     for folder in [corpora / "wordnet" for corpora in nltk_dirs]:
         looked.append(str(folder))
         if all((folder / name).is_file() for name in _REQUIRED):
