@@ -70,6 +70,32 @@ def need_chromium() -> str:
     return str(browser)
 
 
+def builtin_plugins() -> str:
+    """``MWZ_PLUGINS`` allowing only this project's own entry points: for tests that assert the exact
+    styles, metrics... of the project, which a contributed plugin installed beside it would extend."""
+    from importlib import metadata
+
+    return ",".join(
+        sorted(
+            ep.name
+            for ep in metadata.entry_points(group="mwz")
+            if ep.dist is not None and ep.dist.metadata["Name"] == "mwz-eval"
+        )
+    )
+
+
+@pytest.fixture()
+def only_builtin_plugins(monkeypatch):
+    """This project's plugins only, for the test (see :func:`builtin_plugins`)."""
+    from mwz_plugins import manager
+
+    monkeypatch.setenv(manager.ALLOWLIST_ENV, builtin_plugins())
+    manager.reset()
+    yield
+    monkeypatch.undo()
+    manager.reset()
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     return shared_path()

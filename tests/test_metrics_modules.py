@@ -93,7 +93,7 @@ def test_dst_on_gold_states(use_mirror):
     assert worse["slot_recall"] < 1 and worse["slot_precision"] == pytest.approx(1, abs=1e-9)
 
 
-def test_bleu_has_one_key_per_style_and_a_plugin_style_appears(use_mirror):
+def test_bleu_has_one_key_per_style_and_a_plugin_style_appears(use_mirror, only_builtin_plugins):
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent / "fixtures" / "example_plugin"))
     try:
         import mwz_example_plugin
