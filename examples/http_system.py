@@ -1,7 +1,7 @@
 """A system behind HTTP, for `mwz interact --system http://127.0.0.1:8080/ -j 8` (standard library only).
 
     python examples/http_system.py 8080            # serves examples/toy_system.py's system
-    python examples/http_system.py 8080 my_module:make
+    python examples/http_system.py 8080 my_module:make   # my_module.py in the current folder
 
 Each request is POSTed as JSON (the dialogue id, the turn, the history) and the turn is read back as
 JSON. Sessions arrive concurrently with `-j`: keep per-session state, if any, under the dialogue id.
@@ -9,6 +9,7 @@ JSON. Sessions arrive concurrently with `-j`: keep per-session state, if any, un
 
 import importlib
 import json
+import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -34,7 +35,17 @@ def serve(system, port: int) -> None:
     server.serve_forever()
 
 
+def load(spec: str):
+    """``module:factory`` imported from the current folder first (as ``mwz interact --system`` does),
+    then beside this file (``toy_system``), then the installed packages."""
+    module, _, factory = spec.partition(":")
+    sys.path.insert(0, os.getcwd())
+    try:
+        return getattr(importlib.import_module(module), factory or "make")
+    except (ImportError, AttributeError) as error:
+        sys.exit(f"http_system.py: cannot load {spec!r} from {os.getcwd()} or the installed packages ({error})")
+
+
 if __name__ == "__main__":
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 8080
-    module, _, factory = (sys.argv[2] if len(sys.argv) > 2 else "toy_system:make").partition(":")
-    serve(getattr(importlib.import_module(module), factory)(), port)
+    serve(load(sys.argv[2] if len(sys.argv) > 2 else "toy_system:make")(), port)

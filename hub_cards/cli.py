@@ -25,6 +25,16 @@ def _selection_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
+EXPORT_EXIT_CODES = """exit codes:
+  0  everything exported (or something skipped, under --allow-partial)
+  1  something was skipped: each item listed with its reason (SKIPPED ...)
+  2  bad input or configuration, missing data or a missing extra: one line on stderr"""
+PUSH_EXIT_CODES = """exit codes:
+  0  everything uploaded (or, with --dry-run, listed)
+  1  a repository was refused (REFUSED ...: e.g. built from non-pinned sources)
+  2  bad input or configuration, missing data or a missing extra: one line on stderr"""
+
+
 def _export_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", help="folder to write the Hub-ready dataset and Space folders into")
     _selection_args(parser)
@@ -86,6 +96,7 @@ def _report(manifest, out: str) -> None:
     "write Hub-ready dataset folders (parquet + card), metric Spaces and the coherence model",
     _export_args,
     example="mwz hub export out/",
+    exit_codes=EXPORT_EXIT_CODES,
 )
 def _export(args: argparse.Namespace) -> int:
     manifest = _run_export(args, args.out)
@@ -133,6 +144,7 @@ def _push_from(args: argparse.Namespace, folder: str) -> int:
     "upload the exported datasets and metric Spaces to the Hugging Face Hub",
     _push_args,
     example="mwz hub push out/ --namespace ORG --dry-run",
+    exit_codes=PUSH_EXIT_CODES,
 )
 def _push(args: argparse.Namespace) -> int:
     if args.folder:

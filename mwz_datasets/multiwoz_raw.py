@@ -39,6 +39,8 @@ logger = logging.getLogger(__name__)
 
 VERSIONS = ("2.0", "2.1", "2.2")
 SPLITS = ("train", "validation", "test")
+# Dialogues of the test split in every MultiWOZ version (testListFile.json): fewer means a truncated copy.
+TEST_DIALOGUES = 1000
 ZIP_PATHS = {"2.0": "data/MultiWOZ_2.0.zip", "2.1": "data/MultiWOZ_2.1.zip"}
 V22_ROOT = "data/MultiWOZ_2.2"
 V22_FOLDERS = {"train": "train", "validation": "dev", "test": "test"}

@@ -133,8 +133,16 @@ def check_against_test_set(predictions: Predictions, turn_counts: Mapping[str, i
     """Ids and turn counts against the test set; errors raise, shortfalls are warnings."""
     unknown = [key for key in predictions if key not in turn_counts]
     if unknown:
+        from mwz_datasets.multiwoz_raw import TEST_DIALOGUES
+
         shown = ", ".join(unknown[:10])
         more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        if len(turn_counts) < TEST_DIALOGUES:  # the data, not the predictions, is short
+            raise InputError(
+                f"the local MultiWOZ copy is truncated: its test set holds {len(turn_counts)} of the "
+                f"{TEST_DIALOGUES} dialogues, so {len(unknown)} predicted dialogue id(s) are not in it "
+                f"({shown}{more}); point MWZ_MIRROR (or --data-dir) at a full copy, or unset it to download one"
+            )
         raise InputError(f"{len(unknown)} dialogue id(s) not in the MultiWOZ test set: {shown}{more}")
     warnings = []
     short = {}

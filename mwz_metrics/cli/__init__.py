@@ -148,6 +148,18 @@ def _message(error: BaseException) -> str:
     return str(error.args[0]) if len(error.args) == 1 else str(error)
 
 
+def _reader_went_away() -> int:
+    """``mwz ... | head``: the reader closed the pipe, which is no error; stdout goes to /dev/null so
+    that nothing left in its buffer is written (and fails) again at exit (Python's documented recipe)."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (captured in a test)
+        pass
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mwz`` with ``argv`` (default: the process arguments); returns the exit code.
 
@@ -168,7 +180,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         level = logging.WARNING - 10 * min(args.verbose + 1, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
+    except BrokenPipeError:
+        return _reader_went_away()
     except MwzError as error:
         if args.debug:
             traceback.print_exc()

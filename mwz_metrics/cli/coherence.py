@@ -115,7 +115,8 @@ def _print_domains(result: dict[str, Any]) -> None:
 
 def _print_explain(result: dict[str, Any]) -> None:
     for row in result.get("least_coherent", []):
-        print(f"  {row['probability']:6.2f}  {row['session']} turn {row['turn']}")
+        logit = f"  logit {row['logit']:7.2f}" if "logit" in row else ""
+        print(f"  {row['probability']:6.2f}{logit}  {row['session']} turn {row['turn']}")
         if row["context"] is not None:
             print(f"          context: {row['context']}")
         print(f"          {row['first']['speaker']}: {row['first']['text']}")
@@ -153,7 +154,9 @@ def _run(args: argparse.Namespace) -> int:
         if result.get("skipped_dialogues"):
             print(f"skipped (turn-count mismatch): {', '.join(result['skipped_dialogues'])}")
         if args.explain:
-            print(f"{args.explain} least coherent turns (P(coherent) x 100):")
+            print(
+                f"{args.explain} least coherent turns (P(coherent) x 100, lowest first; the logit orders the ties at 0.00):"
+            )
             _print_explain(result)
     write_json(results if len(results) > 1 else first, args.output)
     return 0

@@ -127,6 +127,36 @@ def score_predictions(
     return result
 
 
+def _gold_scores(scorer: Any, sessions: Mapping[str, Sequence[Mapping[str, str]]]) -> dict[str, Any]:
+    """Gold's pair probabilities, cached by content (the pairs the model reads and the model's
+    checksums): ``--with-gold`` for many systems, or run after run, scores gold's pairs once."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    from mwz_datasets import derived
+    from mwz_metrics.coherence.scorer import session_pairs, summarize
+
+    pairs = {name: session_pairs(name, turns) for name, turns in sorted(sessions.items())}
+    content = hashlib.sha256(json.dumps(pairs, sort_keys=True).encode()).hexdigest()
+    model = json.dumps(scorer.signature(), sort_keys=True, default=str)
+    code = derived.code_fingerprint(Path(__file__).parent)
+    built: list[bool] = []
+
+    def build() -> dict[str, list[float]]:
+        built.append(True)
+        return scorer.score(sessions, "coherence (gold)")["pair_probabilities"]
+
+    per_pair = derived.cached("coherence-gold", [content, model, code], build)
+    if not built:
+        logger.info("gold coherence of %d sessions read from the cache (same pairs, same model)", len(per_pair))
+    result = summarize({name: np.asarray(values, dtype=np.float64) for name, values in per_pair.items()})
+    result["pair_probabilities"] = per_pair
+    return result
+
+
 def score_gold(
     *,
     delexicalized: bool = False,
@@ -144,7 +174,7 @@ def score_gold(
         ids = [cdata.dialogue_id(i) for i in ids]
     sessions = cdata.gold_sessions(corpus, delexicalized=delexicalized, ids=ids)
     scorer = _scorer(scorer)
-    result = scorer.score(sessions, "coherence (gold)")
+    result = _gold_scores(scorer, sessions)
     result["delexicalized"] = delexicalized
     _report(result, sessions, test_domains(corpus), explain)
     options = {"delexicalized": delexicalized, "dialogues": "all" if ids is None else len(ids)}

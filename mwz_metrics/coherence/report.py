@@ -7,6 +7,7 @@ a corpus score is the mean over the pairs of the resampled sessions.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -84,6 +85,12 @@ def per_domain(per_pair: Mapping[str, Sequence[float]], domains: Mapping[str, fr
     return out
 
 
+def _logit(probability: float) -> float:
+    """log(p / (1 - p)), finite at the ends of float precision."""
+    p = min(max(probability, 1e-300), 1.0 - 1e-16)
+    return math.log(p) - math.log1p(-p)
+
+
 def least_coherent(
     sessions: Mapping[str, Sequence[Mapping[str, str]]], per_pair: Mapping[str, Sequence[float]], n: int = 20
 ) -> list[dict[str, Any]]:
@@ -102,6 +109,8 @@ def least_coherent(
                 "session": name,
                 "turn": index + 1,
                 "probability": round(100.0 * probability, 2),
+                # pairs under 0.005% all print 0.00: the model's logit is what orders them
+                "logit": round(_logit(probability), 2),
                 "context": turns[index - 1]["text"] if index > 0 else None,
                 "first": {"speaker": turns[index]["speaker"], "text": turns[index]["text"]},
                 "second": {"speaker": turns[index + 1]["speaker"], "text": turns[index + 1]["text"]},

@@ -213,13 +213,24 @@ def _validate(
     official_schema: bool,
 ) -> None:
     """Refuse an entry the official scorer would refuse, or one that does not pair with the labels."""
+    if len(entry) != len(labels) and isinstance(entry, list):
+        mismatch = f"the entry has {len(entry)} instances but the labels have {len(labels)}"
+        hint = " (an entry of another split? --split names the labels it is scored against)"
+        try:
+            _validate_shape(entry, schema, official_schema)
+        except EntryError as error:  # another split's entry breaks this split's schema: say why first
+            raise EntryError(f"{mismatch}{hint}; and {error}") from None
+        raise EntryError(mismatch + hint)
+    _validate_shape(entry, schema, official_schema)
+    if knowledge is not None:
+        validate_knowledge(entry, knowledge)
+
+
+def _validate_shape(entry: Sequence[Mapping], schema: Mapping | None, official_schema: bool) -> None:
+    """The split's schema (where given), then the structure the scorer reads."""
     if schema is not None:
         validate_schema(entry, schema, skeletons=official_schema)
     validate_structure(entry)
-    if len(entry) != len(labels):
-        raise EntryError(f"the entry has {len(entry)} instances but the labels have {len(labels)}")
-    if knowledge is not None:
-        validate_knowledge(entry, knowledge)
 
 
 def _tally(ref: Mapping, hyp: Mapping, sums: Sequence[_Sums], generations: Iterator) -> int:
