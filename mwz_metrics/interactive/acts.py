@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from mwz_metrics.interactive.vocabulary import DOMAINS
 from mwz_plugins.errors import InputError
 
 
@@ -33,11 +34,6 @@ class Act(NamedTuple):
 class ActError(InputError):
     """Acts that cannot be read; the message says what was expected."""
 
-
-DOMAINS = ("restaurant", "hotel", "attraction", "train", "taxi", "police", "hospital")
-VENUE_DOMAINS = ("restaurant", "hotel", "attraction")  # offered by name
-# A booking needs these details; the user's goal names them under ``book``.
-BOOK_SLOTS = {"restaurant": ("people", "day", "time"), "hotel": ("people", "day", "stay"), "train": ("people",)}
 
 # Goal (and database) slot names -> act slots, for constraints (``info``/``book``) ...
 GOAL_TO_ACT = {

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mwz_datasets.database import column_name
-from mwz_metrics.interactive.acts import BOOK_SLOTS, DOMAINS, VENUE_DOMAINS
+from mwz_metrics.interactive.vocabulary import BOOK_SLOTS, DOMAINS, OFFER_DOMAINS, VENUE_DOMAINS
 
 Query = Callable[[str, Mapping[str, str]], Sequence[str]]
 
@@ -159,7 +159,7 @@ def user_goal(dialogue: Mapping[str, Any], query: Query | None = None) -> UserGo
         if (
             fail_info
             and query is not None
-            and domain in (*VENUE_DOMAINS, "train")
+            and domain in OFFER_DOMAINS
             and query(domain, {column_name(k): v for k, v in fail_info.items()})
         ):
             notes.append(f"{domain}: fail_info {fail_info} matches venues, so it is not a first attempt (dropped)")

@@ -25,6 +25,7 @@ from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.language.templates import detokenize, user_moment
 from mwz_metrics.interactive.protocol import SystemTurn
+from mwz_metrics.interactive.vocabulary import precision_recall_f1
 
 _GENERAL = ("general", "booking")
 
@@ -94,11 +95,10 @@ def act_scores(turns: Sequence[NextTurn]) -> dict[str, float]:
             tp += len(predicted & real)
             fp += len(predicted - real)
             fn += len(real - predicted)
-        precision = tp / (tp + fp) if tp + fp else 0.0
-        recall = tp / (tp + fn) if tp + fn else 0.0
+        precision, recall, f1 = precision_recall_f1(tp, fp, fn)
         out[f"precision{name}"] = 100 * precision
         out[f"recall{name}"] = 100 * recall
-        out[f"f1{name}"] = 100 * 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        out[f"f1{name}"] = 100 * f1
     return out
 
 

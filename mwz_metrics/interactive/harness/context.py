@@ -22,12 +22,20 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import from_dataset
 from mwz_metrics.interactive.goals import UserGoal, user_goal
+from mwz_metrics.interactive.vocabulary import MWZEVAL_BOOKING_ORDER
 
 logger = logging.getLogger(__name__)
 
-BOOKABLE = ("restaurant", "hotel", "train", "attraction")  # mwzeval's order of booked domains
 # Modules whose code shapes the cached material.
-_DERIVING = ("acts.py", "goals.py", "language/templates.py", "user/reader.py", "user/linear.py", "harness/context.py")
+_DERIVING = (
+    "acts.py",
+    "vocabulary.py",
+    "goals.py",
+    "language/templates.py",
+    "user/reader.py",
+    "user/linear.py",
+    "harness/context.py",
+)
 
 
 @functools.cache
@@ -43,7 +51,7 @@ def code_fingerprint() -> str:
 
 def _booked(turn: dict[str, Any]) -> list[str]:
     filled = {item["domain"] for item in turn.get("booked") or () if item["entries"] not in ("[]", "")}
-    return [d for d in BOOKABLE if d in filled]
+    return [d for d in MWZEVAL_BOOKING_ORDER if d in filled]
 
 
 class InteractiveContext:

@@ -19,39 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.interactive.acts import Act, from_dataset
-
-# Values that are no value: an act slot without one, a request, a "don't care".
-NO_VALUE = {"none", "?", ""}
-DONTCARE = {"dontcare", "do nt care", "dont care", "don't care", "do n't care", "any", "does not matter"}
-
-# Act slot -> the mwzeval placeholder a system template writes for it (``[value_name]``...).
-SYSTEM_PLACEHOLDERS = {
-    "name": "value_name",
-    "addr": "value_address",
-    "phone": "value_phone",
-    "post": "value_postcode",
-    "ref": "value_reference",
-    "id": "value_id",
-    "leave": "value_leave",
-    "arrive": "value_arrive",
-    "ticket": "value_price",
-    "fee": "value_price",
-    "choice": "value_choice",
-    "area": "value_area",
-    "food": "value_food",
-    "price": "value_pricerange",
-    "type": "value_type",
-    "stars": "value_stars",
-    "day": "value_day",
-    "people": "value_people",
-    "stay": "value_stay",
-    "time": "value_time",
-    "depart": "value_departure",
-    "dest": "value_destination",
-    "car": "value_car",
-    "department": "value_department",
-    "open": "openhours",
-}
+from mwz_metrics.interactive.vocabulary import DONTCARE_SPELLINGS, NO_VALUE, SLOT_PLACEHOLDERS
 
 _DETOKENIZE = [
     (re.compile(r" (n't|'s|'m|'re|'ve|'ll|'d)\b", re.IGNORECASE), r"\1"),
@@ -77,7 +45,7 @@ def value_kind(act: Act) -> str:
         return "none"
     if act.slot in ("internet", "parking") and value in ("yes", "free"):
         return "none"  # 2.1 annotates "free parking" as Parking "none" in system turns; yes is the word
-    return "dontcare" if value in DONTCARE else "value"
+    return "dontcare" if value in DONTCARE_SPELLINGS else "value"
 
 
 def signature(acts: Iterable[Act]) -> str:
@@ -94,7 +62,7 @@ def system_marker(act: Act) -> str | None:
     """The placeholder a system template holds for an act's value (``[value_area]``), if any."""
     if act.domain == "train" and act.slot == "time":
         return "[value_duration]"  # a train's "time" is its travel time
-    name = SYSTEM_PLACEHOLDERS.get(act.slot)
+    name = SLOT_PLACEHOLDERS.get(act.slot)
     return f"[{name}]" if name else None
 
 
@@ -303,7 +271,7 @@ def _annotated_values(dialogues: Iterable[Mapping[str, Any]]) -> re.Pattern | No
         for turn in dialogue["turns"]:
             for act in from_dataset(turn["dialogue_acts"]):
                 value = detokenize(act.value.lower())
-                if act.slot not in _VALUE_SLOTS or len(value) < 3 or value in NO_VALUE | DONTCARE:
+                if act.slot not in _VALUE_SLOTS or len(value) < 3 or value in NO_VALUE | DONTCARE_SPELLINGS:
                     continue
                 if not set(re.findall(r"[a-z']+", value)) <= _GENERIC:
                     values.add(value)

@@ -7,7 +7,8 @@
 - **Act figures** (as ConvLab reports them, from the system's acts, or what the simulator read
   from its text): inform precision/recall/F1 over the goal's requested attributes (an attribute
   given unasked counts against precision unless the goal constrains it), book rate (booking
-  domains booked at a venue that meets the goal), complete (the simulator's own verdict that
+  domains booked at a venue that meets the goal; which domain a booking act books is the goal
+  tracker's rule, the simulator's own), complete (the simulator's own verdict that
   every part of its goal was met).
 - **Turns**: system turns per session (one per user turn), over all sessions and over the
   successful ones; **end reasons** counted.
@@ -25,9 +26,11 @@ from typing import Any
 import numpy as np
 
 from mwz_metrics import bootstrap
-from mwz_metrics.interactive.acts import goal_slot_to_act
+from mwz_metrics.interactive.acts import Act, goal_slot_to_act
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.scoring import export
+from mwz_metrics.interactive.user.tracker import GoalTracker
+from mwz_metrics.interactive.vocabulary import INFORMING, precision_recall_f1
 
 logger = logging.getLogger(__name__)
 
@@ -42,10 +45,24 @@ REQUESTABLE = {
     "hospital": {"post", "phone", "addr"},
     "police": {"addr", "post", "phone"},
 }
-_INFORMING = {"inform", "recommend", "select", "offerbook", "offerbooked"}
 # Fewer sessions than this behind a figure: no interval (n/a).
 MIN_SESSIONS = 10
-_BOOKING = {"book", "offerbooked"}
+
+
+def bookings(session: Mapping[str, Any], goal: UserGoal | None = None) -> list[set[str]]:
+    """Per system turn, the goal domains its acts book, by the goal tracker's rule: the book rate and the
+    simulator's own verdict (``complete``) decide which domain a booking act books in one place
+    (:meth:`GoalTracker.observe`, fed with the session's user and system acts as they were recorded)."""
+    tracker = GoalTracker(goal or UserGoal.from_json(session["goal"]))
+    out = []
+    for turn in session["turns"]:
+        if turn["speaker"] == "user":
+            tracker.observe_user([Act(*a) for a in turn.get("acts") or ()])
+            continue
+        before = {d.domain for d in tracker.domains if d.booked}
+        tracker.observe([Act(*a) for a in export.acts_of(turn)])
+        out.append({d.domain for d in tracker.domains if d.booked} - before)
+    return out
 
 
 def _mwzeval_goal(goal: UserGoal, normalize) -> dict[str, Any]:
@@ -67,19 +84,12 @@ def act_figures(session: Mapping[str, Any], inform: Mapping[str, bool] | None) -
     }
     constrained = {(d.domain, s) for d in goal.domains for k in d.info if (s := goal_slot_to_act(k))}
     informed: set[tuple[str, str]] = set()
-    booked: set[str] = set()
     booking = [d.domain for d in goal.domains if d.book]
     for turn in export.system_turns(session):
-        active = list(turn.get("active_domains") or [])
         for intent, domain, slot, _value in export.acts_of(turn):
-            if intent in _INFORMING and domain in domains and slot in REQUESTABLE.get(domain, ()):
+            if intent in INFORMING and domain in domains and slot in REQUESTABLE.get(domain, ()):
                 informed.add((domain, slot))
-            if intent in _BOOKING or (intent == "inform" and slot == "ref"):
-                # a "booking" act: the turn's active domain, else the goal's first booking domain still waiting
-                waiting = [d for d in booking if d not in booked]
-                target = domain if domain in domains else (active[0] if active else waiting[0] if waiting else None)
-                if target is not None:
-                    booked.add(target)
+    booked = set().union(*bookings(session, goal))
     book_ok = [d for d in booking if d in booked and (inform or {}).get(d, False)]
     return {
         "tp": len(requested & informed),
@@ -87,12 +97,6 @@ def act_figures(session: Mapping[str, Any], inform: Mapping[str, bool] | None) -
         "fn": len(requested - informed),
         "book_rate": len(book_ok) / len(booking) if booking else None,
     }
-
-
-def _f1(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    return precision, recall, 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
 def _interval(samples: np.ndarray) -> list[float] | None:
@@ -180,14 +184,14 @@ def _summary(per_session: list[dict[str, Any]], resamples: int, seed: int) -> di
         out[key] = 100.0 * sum(present) / len(present) if present else None
         ci[key] = _resampled(present, resamples, seed, _percent)
     tp, fp, fn = (np.array([s[k] for s in per_session], dtype=np.float64) for k in ("tp", "fp", "fn"))
-    precision, recall, f1 = _f1(tp.sum(), fp.sum(), fn.sum())
+    precision, recall, f1 = precision_recall_f1(tp.sum(), fp.sum(), fn.sum())
     out["inform_precision"], out["inform_recall"], out["inform_f1"] = 100 * precision, 100 * recall, 100 * f1
     weights = _weights(n, resamples, seed)
     for i, key in enumerate(("inform_precision", "inform_recall", "inform_f1")):
         ci[key] = None
         if weights is not None:
             sums = [weights @ x for x in (tp, fp, fn)]
-            ci[key] = _interval(np.array([100 * _f1(*t)[i] for t in zip(*sums)]))
+            ci[key] = _interval(np.array([100 * precision_recall_f1(*t)[i] for t in zip(*sums)]))
     turns = [float(s["turns"]) for s in per_session]
     successful = [float(s["turns"]) for s in per_session if s["success"] == 1.0]
     out["turns"] = float(np.mean(turns))

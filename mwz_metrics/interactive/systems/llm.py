@@ -27,6 +27,14 @@ from typing import Any
 from mwz_datasets.database import SERVICE_VENUES, column_name
 from mwz_metrics.interactive.chat import ChatClient, ChatError
 from mwz_metrics.interactive.protocol import SessionEnd
+from mwz_metrics.interactive.vocabulary import (
+    BOOKING_DOMAINS,
+    NO_CONSTRAINT,
+    OFFER_DOMAINS,
+    multiwoz_reference,
+    taxi_car,
+    taxi_phone,
+)
 
 VERSION = "1.0.0"  # the registered version (mwz_plugins.builtin_interactive)
 
@@ -39,7 +47,7 @@ an address, a phone number or a price.
 a room; the places and a time for a taxi), then give the reference number (for a taxi, the car and its phone).
 - Answer in one to three sentences. When the visitor has everything, say goodbye."""
 
-_DOMAINS = ("restaurant", "hotel", "attraction", "train", "police", "hospital")
+_DOMAINS = (*OFFER_DOMAINS, *SERVICE_VENUES)  # what find_venues looks up (a taxi is booked, not found)
 _CONSTRAINTS = (
     "name",
     "area",
@@ -83,7 +91,7 @@ TOOLS = [
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "domain": {"type": "string", "enum": ["restaurant", "hotel", "train", "taxi"]},
+                    "domain": {"type": "string", "enum": [*BOOKING_DOMAINS, "taxi"]},
                     "name": {"type": "string", "description": "the venue's name, or the train's id"},
                     "people": {"type": "string"},
                     "day": {"type": "string"},
@@ -102,14 +110,7 @@ TOOLS = [
 _SHOWN = ("name", "trainID", "area", "food", "pricerange", "type", "stars", "address", "phone", "postcode",
           "departure", "destination", "day", "leaveAt", "arriveBy", "price", "duration", "entrance fee")  # fmt: skip
 _STATE_NAMES = {"leaveAt": "leave", "arriveBy": "arrive"}  # mwzeval's state slots
-_CARS = ("black toyota", "white skoda", "red bmw", "yellow honda", "blue ford", "grey audi")
-_NOT_CONSTRAINTS = {"", "dontcare", "not mentioned", "none", "any"}
-
-
-def _code(*parts: str) -> str:
-    """A reference number as MultiWOZ's look (eight letters and digits), the same for the same booking."""
-    digest = hashlib.sha256(":".join(parts).encode()).hexdigest().upper()
-    return digest[:5] + str(int(digest[5:9], 16) % 1000).zfill(3)
+_FLEET = 6  # the cars this system knows (the first six)
 
 
 class _Dialogue:
@@ -246,7 +247,7 @@ class LlmSystem:
         _note(dialogue, domain)
         if domain in SERVICE_VENUES:
             return {"count": 1, "venues": [SERVICE_VENUES[domain]]}
-        given = {str(k): str(v) for k, v in dict(constraints).items() if str(v).strip().lower() not in _NOT_CONSTRAINTS}
+        given = {str(k): str(v) for k, v in dict(constraints).items() if str(v).strip().lower() not in NO_CONSTRAINT}
         slots = dialogue.state.setdefault(domain, {})
         for key, value in dict(constraints).items():
             slots[_STATE_NAMES.get(str(key), str(key).lower())] = str(value)
@@ -264,9 +265,9 @@ class LlmSystem:
             _note(dialogue, "taxi")
             slots = dialogue.state.setdefault("taxi", {})
             slots.update({_STATE_NAMES.get(k, k): v for k, v in details.items() if k != "name"})
-            code = int(_code(dialogue_id, "taxi", *sorted(details.values()))[5:], 10)
-            return {"booked": True, "car": _CARS[code % len(_CARS)], "phone": "07" + str(code * 7919).zfill(9)[-9:]}
-        if domain not in ("restaurant", "hotel", "train"):
+            code = int(multiwoz_reference(dialogue_id, "taxi", *sorted(details.values()))[5:], 10)
+            return {"booked": True, "car": taxi_car(code, _FLEET), "phone": taxi_phone(code * 7919)}
+        if domain not in BOOKING_DOMAINS:
             return {"booked": False, "error": f"{domain} takes no booking"}
         name = details.get("name", "")
         key = "trainID" if domain == "train" else "name"
@@ -277,7 +278,7 @@ class LlmSystem:
         slots.update({k: v for k, v in details.items() if k in ("people", "day", "time", "stay")})
         if domain != "train":
             slots["name"] = name.lower()
-        return {"booked": True, "reference": _code(dialogue_id, domain, *sorted(details.values()))}
+        return {"booked": True, "reference": multiwoz_reference(dialogue_id, domain, *sorted(details.values()))}
 
 
 def _note(dialogue: _Dialogue, domain: str) -> None:

@@ -21,14 +21,24 @@ and ``silent`` says nothing; neither keeps a state.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mwz_datasets.database import SERVICE_VENUES, column_name
-from mwz_metrics.interactive.acts import ACT_TO_COLUMN, BOOK_SLOTS, DOMAINS, VENUE_DOMAINS, Act, parse_acts, state_slot
+from mwz_metrics.interactive.acts import ACT_TO_COLUMN, Act, parse_acts, state_slot
 from mwz_metrics.interactive.language.banks import SystemTemplates
+from mwz_metrics.interactive.vocabulary import (
+    BOOK_SLOTS,
+    DOMAINS,
+    NOT_A_VALUE,
+    OFFER_DOMAINS,
+    PLACEHOLDER_SLOTS,
+    VENUE_DOMAINS,
+    reference_number,
+    taxi_car,
+    taxi_phone,
+)
 
 VERSION = "2.0.0"  # the registered version (mwz_plugins.builtin_interactive)
 
@@ -49,36 +59,6 @@ _NARROWING_SLOTS = {
     "attraction": ("type", "area"),
     "train": ("leave", "arrive"),
 }
-_TAXI_CARS = ("black toyota", "white skoda", "red bmw", "yellow honda", "blue ford", "grey audi", "black lexus")
-# A template's placeholder -> the act slots whose values it says (oracle-lex fills it with one).
-_PLACEHOLDER_ACT_SLOTS = {
-    "value_name": ("name",),
-    "value_address": ("addr",),
-    "value_phone": ("phone",),
-    "value_postcode": ("post",),
-    "value_reference": ("ref",),
-    "value_id": ("id",),
-    "value_price": ("ticket", "price", "fee"),
-    "value_pricerange": ("price",),
-    "value_leave": ("leave",),
-    "value_arrive": ("arrive",),
-    "value_time": ("time", "leave", "arrive"),
-    "value_duration": ("time",),
-    "value_day": ("day",),
-    "value_departure": ("depart",),
-    "value_destination": ("dest",),
-    "value_place": ("depart", "dest"),
-    "value_food": ("food",),
-    "value_area": ("area",),
-    "value_type": ("type",),
-    "value_car": ("car",),
-    "value_choice": ("choice",),
-    "value_count": ("choice", "people", "stay", "stars"),
-    "value_people": ("people",),
-    "value_stay": ("stay",),
-    "value_stars": ("stars",),
-}
-_NOT_VALUES = {"", "?", "none", "dontcare"}
 
 
 @dataclasses.dataclass
@@ -121,10 +101,6 @@ class OracleState:
             if slots:
                 out[domain] = slots
         return out
-
-
-def _reference(*parts: str) -> str:
-    return hashlib.sha256(":".join(parts).encode()).hexdigest()[:8].upper()
 
 
 class OraclePolicy:
@@ -220,7 +196,7 @@ class OraclePolicy:
             if missing:
                 parts.append(_part(["request"], "train" if domain == "train" else "booking", missing, missing[:1]))
             else:
-                reference = _reference(dialogue_id, domain, str(chosen.get(id_column)), *sorted(details.values()))
+                reference = reference_number(dialogue_id, domain, str(chosen.get(id_column)), *sorted(details.values()))
                 state.booked[domain] = reference
                 state.booked_with[domain] = frozenset(details.items())
                 values = {**details, "ref": reference, key_slot: self._value(domain, chosen, key_slot)}
@@ -265,10 +241,10 @@ class OraclePolicy:
             missing.append("leave")
         if missing:
             return [_part(["request"], "taxi", missing, missing[:1])]
-        digest = int(_reference(dialogue_id, "taxi", *sorted(semi.values())), 16)
+        digest = int(reference_number(dialogue_id, "taxi", *sorted(semi.values())), 16)
         values = {
-            "car": _TAXI_CARS[digest % len(_TAXI_CARS)],
-            "phone": "07" + str(digest % 10**9).zfill(9),
+            "car": taxi_car(digest),
+            "phone": taxi_phone(digest),
             **{s: v for s, v in semi.items() if s in ("depart", "dest", "leave", "arrive")},
         }
         if "taxi" not in state.booked or requests:
@@ -297,7 +273,7 @@ class OraclePolicy:
         domain = state.current
         mine = [slot for d, slot in requests if d == domain]
         parts: list[_Part] = []
-        if domain in (*VENUE_DOMAINS, "train"):
+        if domain in OFFER_DOMAINS:
             parts = self._venue_parts(domain, state, mine, dialogue_id) if acts and not _only_closing(acts) else []
         elif domain == "taxi" and not _only_closing(acts):
             parts = self._taxi_parts(state, mine, dialogue_id)
@@ -361,16 +337,16 @@ def lexicalize(text: str, acts: Sequence[Act]) -> str:
     values: dict[str, list[str]] = {}
     for act in acts:
         value = act.value
-        if act.domain in SERVICE_VENUES and str(value).strip().lower() in _NOT_VALUES:  # not in the database
+        if act.domain in SERVICE_VENUES and str(value).strip().lower() in NOT_A_VALUE:  # not in the database
             value = SERVICE_VENUES[act.domain].get(ACT_TO_COLUMN.get(act.slot, act.slot), value)
         if str(value).strip().lower() == "dontcare":
             value = "any"  # "no hotel in any area"
-        if str(value).strip().lower() not in _NOT_VALUES:
+        if str(value).strip().lower() not in NOT_A_VALUE:
             values.setdefault(act.slot, []).append(str(value))
     used: dict[str, int] = {}
 
     def fill(match: re.Match) -> str:
-        for slot in _PLACEHOLDER_ACT_SLOTS.get(match.group(1).lower(), ()):
+        for slot in PLACEHOLDER_SLOTS.get(match.group(1).lower(), ()):
             said = values.get(slot)
             if said:
                 index = used.get(slot, 0)

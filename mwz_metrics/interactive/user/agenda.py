@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from mwz_metrics.interactive.acts import VENUE_DOMAINS, Act
+from mwz_metrics.interactive.acts import Act
 from mwz_metrics.interactive.goals import UserGoal, taxi_endpoints
 from mwz_metrics.interactive.language.banks import UserTemplates
 from mwz_metrics.interactive.language.templates import DECLINE, asks
@@ -44,6 +44,7 @@ from mwz_metrics.interactive.user.tracker import (
     TrackedUser,
     booking_slots,
 )
+from mwz_metrics.interactive.vocabulary import NO_VALUE, OFFER_DOMAINS, VENUE_DOMAINS
 
 VERSION = "2.0.0"  # the registered version (mwz_plugins.builtin_interactive)
 
@@ -122,11 +123,7 @@ class AgendaUser(TrackedUser, UserSimulator):
             acts = list(turn.acts)
             self._check_values(acts)
             for act in acts:
-                if (
-                    act.slot == "name"
-                    and act.intent in ("inform", "recommend", "book")
-                    and act.value not in ("?", "none")
-                ):
+                if act.slot == "name" and act.intent in ("inform", "recommend", "book") and act.value not in NO_VALUE:
                     state = self.tracker.state(act.domain) or current
                     if state is not None and state.domain in VENUE_DOMAINS and "name" not in state.goal.info:
                         self.plan.names[state.domain] = act.value
@@ -168,7 +165,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         elif slot in ("leave", "arrive") and ({"leave", "arrive"} - {slot}) & state.constraints.keys():
             other = "arrive" if slot == "leave" else "leave"
             answer = Act("inform", domain, other, state.constraints[other])
-        elif slot in _DONTCARE_SLOTS and domain in (*VENUE_DOMAINS, "train"):
+        elif slot in _DONTCARE_SLOTS and domain in OFFER_DOMAINS:
             answer = Act("inform", domain, slot, "dontcare")
         else:
             return

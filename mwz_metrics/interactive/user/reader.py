@@ -26,6 +26,7 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import Act, from_dataset
 from mwz_metrics.interactive.user import linear
+from mwz_metrics.interactive.vocabulary import ONTOLOGY_PLACEHOLDER_SLOTS, precision_recall_f1
 from mwz_metrics.tokens import tokenize
 
 # Training and scoring settings: the best requested-slot F1 of a 5-fold cross-validation on the
@@ -36,30 +37,6 @@ L2 = 3e-3
 MIN_COUNT = 2
 THRESHOLD = 0.25
 SEED = 0
-
-LABELS_SIMPLE = ("offer", "nooffer", "book", "nobook", "offerbook", "reqmore", "bye", "welcome", "greet")
-
-# Ontology slot of a placeholder -> the act slots it can answer.
-PLACEHOLDER_SLOTS = {
-    "NAME": ("name",),
-    "ADDRESS": ("addr",),
-    "PHONE": ("phone",),
-    "POST": ("post",),
-    "REFERENCE": ("ref",),
-    "TRAINID": ("id",),
-    "PRICE": ("price", "ticket", "fee"),
-    "TIME": ("time", "leave", "arrive"),
-    "DAY": ("day",),
-    "PLACE": ("depart", "dest"),
-    "FOOD": ("food",),
-    "AREA": ("area",),
-    "TYPE": ("type", "car"),
-    "COUNT": ("choice", "stars", "people", "stay"),
-    "INTERNET": ("internet",),
-    "PARKING": ("parking",),
-    "DEPARTMENT": ("department",),
-    "OPEN": ("open",),
-}
 
 _LEXICON = {
     **dict.fromkeys(("food", "cuisine"), "FOODW"),
@@ -278,7 +255,7 @@ class SystemActReader:
             if slot in seen:
                 continue
             seen.add(slot)
-            acts.extend(Act("inform", domain, s, f"[{slot}]") for s in PLACEHOLDER_SLOTS.get(slot, ()))
+            acts.extend(Act("inform", domain, s, f"[{slot}]") for s in ONTOLOGY_PLACEHOLDER_SLOTS.get(slot, ()))
         for label in self.labels(prepared, context):
             if label.startswith("request:"):
                 acts.append(Act("request", domain, label.split(":", 1)[1], "?"))
@@ -296,9 +273,7 @@ class SystemActReader:
 
 
 def _scores(tp: int, fp: int, fn: int) -> dict[str, float | int]:
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    precision, recall, f1 = precision_recall_f1(tp, fp, fn)
     return {"precision": precision, "recall": recall, "f1": f1, "support": tp + fn, "tp": tp, "fp": fp, "fn": fn}
 
 

@@ -40,13 +40,21 @@ import enum
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
-from mwz_metrics.interactive.acts import BOOK_SLOTS, VENUE_DOMAINS, Act, goal_slot_to_act
+from mwz_metrics.interactive.acts import Act, goal_slot_to_act
 from mwz_metrics.interactive.goals import DomainGoal, UserGoal
+from mwz_metrics.interactive.vocabulary import (
+    BOOK_SLOTS,
+    BOOKING_INTENTS,
+    INFORMING,
+    MWZEVAL_BOOKING_ORDER,
+    NOT_A_VALUE,
+    OFFER_DOMAINS,
+    VENUE_DOMAINS,
+)
 
-OFFER_DOMAINS = (*VENUE_DOMAINS, "train")
-_INFORMING = ("inform", "recommend", "select", "offerbook", "offerbooked", "book")
-NO_VALUE = ("?", "none", "", "dontcare")
-_BOOKING_ANNOUNCED = ("book", "offerbooked")
+# The tracker also reads a booking act's slots as given ("booked at X, reference Y"); the scoring's inform
+# F1 leaves "book" to the book rate, as ConvLab does: a difference on purpose.
+_INFORMING = INFORMING | {"book"}
 
 # Why a domain was given up (the summary counts them, by domain).
 NO_OFFER = "no offer"
@@ -344,13 +352,13 @@ class DomainState:
                 self._told.add(act.slot)
         elif act.slot in BOOK_SLOTS.get(self.domain, ()):
             self._book_told.add(act.slot)
-        if act.slot in self.requests and value not in NO_VALUE:
+        if act.slot in self.requests and value not in NOT_A_VALUE:
             self._answered.add(act.slot)  # the user chose it: it knows it
 
     def _note_value(self, act: Act) -> None:
         """Remember what the system says of the venue it offers (a new name: a new venue)."""
         value = act.value.strip()
-        if value.lower() in NO_VALUE or value.startswith("[") or act.slot in ("none", "choice"):
+        if value.lower() in NOT_A_VALUE or value.startswith("[") or act.slot in ("none", "choice"):
             return
         if act.slot in ("name", "id") and self._offered_values.get(act.slot) != value:
             self._offered_values = {}
@@ -505,7 +513,7 @@ class GoalTracker:
         own = [s for a in acts if (s := self.state(a.domain)) is not None and s.needs_booking]
         targets = {s.domain: s for s in own}
         if acts and not targets:
-            shared = self._booking_target(acts[0], [a.slot for a in acts if a.value.strip().lower() not in NO_VALUE])
+            shared = self._booking_target(acts[0], [a.slot for a in acts if a.value.strip().lower() not in NOT_A_VALUE])
             if shared is not None:
                 targets[shared.domain] = shared
         if self.require_details:
@@ -533,7 +541,7 @@ class GoalTracker:
         for act in acts:
             wanted = state.book.get(act.slot)
             value = act.value.strip().lower()
-            if wanted is None or value in NO_VALUE or value.startswith("["):
+            if wanted is None or value in NOT_A_VALUE or value.startswith("["):
                 continue
             if value != wanted.strip().lower() and value.split()[0] != wanted.strip().lower():
                 return False
@@ -542,7 +550,7 @@ class GoalTracker:
     @staticmethod
     def _announces_booking(act: Act) -> bool:
         """A booking act, or a reference number given in any act (annotators file some under ``NoBook``)."""
-        return act.intent in _BOOKING_ANNOUNCED or (act.slot == "ref" and act.value.strip().lower() not in NO_VALUE)
+        return act.intent in BOOKING_INTENTS or (act.slot == "ref" and act.value.strip().lower() not in NOT_A_VALUE)
 
     def observe(self, acts: Iterable[Act]) -> dict[str, list[str]]:
         """Update from system acts; returns the constraint and booking slots that switched."""
@@ -556,7 +564,7 @@ class GoalTracker:
                 if state is not None:
                     no_offer[state.domain] = state
             elif act.intent == "nobook" and not self._announces_booking(act):
-                hints = [a.slot for a in acts if a.intent == "nobook" and a.value.strip().lower() not in NO_VALUE]
+                hints = [a.slot for a in acts if a.intent == "nobook" and a.value.strip().lower() not in NOT_A_VALUE]
                 state = self._booking_target(act, hints) or self._focused()
                 if state is not None and state.domain not in booked:
                     no_booking[state.domain] = state
@@ -606,7 +614,7 @@ class GoalTracker:
     def booked_domains(self) -> tuple[str, ...]:
         """The domains whose booking the user has asked for, in mwzeval's order."""
         asked = {d.domain for d in self.domains if d.booking_requested or d.booked}
-        return tuple(d for d in ("restaurant", "hotel", "train", "attraction") if d in asked)
+        return tuple(d for d in MWZEVAL_BOOKING_ORDER if d in asked)
 
     def outcomes(self) -> dict[str, dict[str, object]]:
         """Per goal domain: fulfilled, what it lacks, and why it was given up (if it was)."""
