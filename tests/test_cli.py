@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-HEAVY = ("torch", "transformers", "sentence_transformers", "evaluate.evaluator")
+HEAVY = ("torch", "transformers", "sentence_transformers", "evaluate.evaluator", "gymnasium", "stable_baselines3")
 
 
 def _mwz(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:

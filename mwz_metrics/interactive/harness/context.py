@@ -63,6 +63,10 @@ class InteractiveContext:
         self.sources: dict[str, dict[str, Any]] = {}
         self._lock = threading.RLock()
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> InteractiveContext:
+        # loaded once and shared, never copied (gymnasium.make deep-copies an environment's arguments)
+        return self
+
     def dialogue_files(self, split: str) -> tuple[dict[str, Path], str]:
         """The local MultiWOZ 2.1 files of ``split`` (for :func:`mwz_datasets.multiwoz_raw.iter_dialogues`) and their checksum."""
         from mwz_datasets import multiwoz_raw, sources

@@ -1,0 +1,235 @@
+"""The environments whose agent plays the system: in text (``mwz/MultiWOZ-System-v0``) and in
+dialogue acts (``mwz/MultiWOZ-SystemActs-v0``, see :mod:`.act_level`).
+
+An episode is one session of the runner (:class:`~mwz_metrics.interactive.harness.runner.SteppedSession`,
+the loop ``mwz interact`` runs): ``reset(seed=S, options={"goal": ID})`` starts the simulator on the
+goal with the session seed ``S`` (``mwz interact --seed S``), each ``step`` hands the agent's system
+turn to it, and the last step's reward is the session's score under the reward specification
+(:class:`~.records.RewardSpec`, mwzeval's Success by default). ``terminated``: the session ended
+(the user said goodbye and was answered, a malformed turn, the simulator failed); ``truncated``:
+the turn limit.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from mwz_metrics.interactive.harness.runner import DEFAULT_MAX_TURNS, SteppedSession
+from mwz_metrics.training import act_level
+from mwz_metrics.training.records import RewardSpec
+from mwz_metrics.training.scorer import EpisodeScorer
+from mwz_metrics.training.sessions import prepare
+
+TEXT_ID = "mwz/MultiWOZ-System-v0"
+ACTS_ID = "mwz/MultiWOZ-SystemActs-v0"
+MAX_TEXT = 4096
+# Gymnasium's Text space holds a fixed character set: printable ASCII and Latin-1 letters (anything
+# else in a user's turn is shown as "?" in the observation; info["history"] has the exact text).
+CHARSET = string.printable + "".join(chr(c) for c in range(0xC0, 0x100))
+_CHARS = frozenset(CHARSET)
+
+
+def _shown(text: str) -> str:
+    return "".join(c if c in _CHARS else "?" for c in text[:MAX_TEXT])
+
+
+class _Agent:
+    """The system of the session: whatever the agent's last action was."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.pending: Any = None
+
+    def respond(self, request: Mapping[str, Any]) -> Any:
+        return self.pending
+
+
+class SystemTextEnv(gymnasium.Env):
+    """The agent plays the system in text (see the module docstring).
+
+    Observation: the user's last turn (text). Action: a system turn, the protocol's dict
+    (``{"response", "state"?, "active_domains"?, "acts"?}``) or plain text. ``info``: the protocol
+    request (``dialogue_id``, ``turn``, ``history``, as ``mwz interact`` sends it), the goal, the goal
+    split, the reward specification and the session seed; at the end the session record, its
+    figures and the signature of its score.
+
+    ``split``: ``validation`` (training goals, the default) or ``test`` (evaluation goals:
+    ``info["evaluation"]`` is True). ``goals``: a count or ids of that split. ``user_acts``: the user's
+    acts appear in ``info["history"]`` (``mwz interact --user-acts``).
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+    environment = TEXT_ID
+
+    def __init__(
+        self,
+        *,
+        simulator: str = "agenda",
+        simulator_options: Mapping[str, Any] | None = None,
+        split: str = "validation",
+        goals: int | Sequence[str] | None = None,
+        reward: str | RewardSpec = "success",
+        max_turns: int = DEFAULT_MAX_TURNS,
+        user_acts: bool = False,
+        context: Any = None,
+        data_dir: str | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        self.render_mode = render_mode
+        self.run = prepare(
+            environment=self.environment,
+            system=self._identity(),
+            simulator=simulator,
+            simulator_options=simulator_options,
+            split=split,
+            goals=goals,
+            reward=reward,
+            max_turns=max_turns,
+            user_acts=user_acts or self._needs_user_acts(),
+            context=context,
+            data_dir=data_dir,
+        )
+        self.by_id = {g.dialogue_id: g for g in self.run.goals}
+        self.scorer = EpisodeScorer(self.run.config, self.run.context, self.run.reward)
+        self.agent = _Agent(str(self._identity()["name"]))
+        self.steps: SteppedSession | None = None
+        self.session_seed = 0
+        self._spaces()
+
+    # -- what differs between the text and the act level -------------------------------------
+
+    def _identity(self) -> dict[str, Any]:
+        return {"name": "agent", "environment": self.environment}
+
+    def _needs_user_acts(self) -> bool:
+        return False
+
+    def _spaces(self) -> None:
+        self.observation_space = gymnasium.spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+        self.action_space = gymnasium.spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
+
+    def _turn(self, action: Any) -> Any:
+        """The protocol turn an action stands for."""
+        return {"response": action} if isinstance(action, str) else action
+
+    def _observation(self, request: Mapping[str, Any] | None) -> Any:
+        if request is None:
+            return ""
+        return _shown(str(request["history"][-1].get("text", "")))
+
+    # -- Gymnasium ---------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None) -> tuple[Any, dict]:
+        """Start a session: ``options["goal"]`` (an id of the split) or a goal drawn from the split;
+        the session seed is ``seed`` (as ``mwz interact --seed``), else drawn."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        goal_id = options.get("goal")
+        if goal_id is not None:
+            if goal_id not in self.by_id:
+                raise ValueError(f"goal {goal_id!r} is not among this environment's {self.run.split.split} goals")
+            goal = self.by_id[goal_id]
+        else:
+            goal = self.run.goals[int(self.np_random.integers(len(self.run.goals)))]
+        self.session_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31))
+        self.steps = SteppedSession(
+            goal,
+            self.run.factory,
+            self.agent,
+            seed=self.session_seed,
+            max_turns=self.run.config["max_turns"],
+            user_acts=self.run.config["user_acts"],
+            name=self.agent.name,
+        )
+        request = None if self.steps.done else self.steps.request()
+        return self._observation(request), self._info(request)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """The agent's system turn; the user's next turn, the reward (the score at the end), whether it ended."""
+        if self.steps is None or self.steps.done:
+            raise RuntimeError("step() after the episode ended: call reset()")
+        self.agent.pending = self._turn(action)
+        self.steps.step()
+        if not self.steps.done:
+            request = self.steps.request()
+            return self._observation(request), 0.0, False, False, self._info(request)
+        return self._finish()
+
+    def _finish(self) -> tuple[Any, float, bool, bool, dict]:
+        assert self.steps is not None
+        session = self.steps.record()
+        reward, scored = self.scorer.reward(session)
+        truncated = session["end"]["reason"] == "max_turns"
+        info = self._info(None)
+        info.update(session=session, end=session["end"]["reason"], **scored)
+        return self._observation(None), reward, not truncated, truncated, info
+
+    def _info(self, request: Mapping[str, Any] | None) -> dict[str, Any]:
+        assert self.steps is not None
+        goal = self.steps.session.goal
+        info: dict[str, Any] = {
+            "dialogue_id": goal.dialogue_id,
+            "goal": goal.as_json(),
+            "split": self.run.split.split,
+            "evaluation": self.run.split.evaluation,
+            "reward_spec": self.run.reward.as_json(),
+            "session_seed": self.session_seed,
+        }
+        if request is not None:
+            info.update(request)
+        return info
+
+    def render(self) -> str | None:
+        """The session so far, one turn a line (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi" or self.steps is None:
+            return None
+        return "\n".join(f"{t['speaker']}: {t['text']}" for t in self.steps.session.turns)
+
+
+class SystemActsEnv(SystemTextEnv):
+    """The agent plays the system in dialogue acts (ConvLab's vector environment): the observation a
+    vector and the action an index into the wizards' act sets, both described by :mod:`.act_level`
+    (``info["expert_action"]`` is the reference policy's choice, for imitation)."""
+
+    environment = ACTS_ID
+
+    def __init__(self, **options: Any) -> None:
+        self.level: act_level.ActLevel | None = None
+        self._options = options
+        super().__init__(**options)
+
+    def _identity(self) -> dict[str, Any]:
+        return {"name": "agent", "environment": self.environment, "act_level": act_level.VERSION}
+
+    def _needs_user_acts(self) -> bool:
+        return True  # the vector is read from the user's acts (act level, as ConvLab's)
+
+    def _spaces(self) -> None:
+        self.level = act_level.ActLevel(self.run.context)
+        size = act_level.OBSERVATION_SIZE
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, shape=(size,), dtype=np.float32)
+        self.action_space = gymnasium.spaces.Discrete(len(self.level.vocabulary))
+        self._reading: act_level.Reading | None = None
+
+    def _observation(self, request: Mapping[str, Any] | None) -> Any:
+        assert self.level is not None
+        if request is None:
+            self._reading = None
+            return np.zeros(act_level.OBSERVATION_SIZE, dtype=np.float32)
+        self._reading = self.level.read(request)
+        return self.level.observe(self._reading)
+
+    def _turn(self, action: Any) -> Any:
+        assert self.level is not None and self._reading is not None
+        return self.level.turn(self._reading, self.level.vocabulary[int(action)])
+
+    def _info(self, request: Mapping[str, Any] | None) -> dict[str, Any]:
+        info = super()._info(request)
+        if request is not None and self.level is not None and self._reading is not None:
+            info["expert_action"] = self.level.expert_index(self._reading)
+        return info

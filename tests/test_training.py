@@ -1,0 +1,220 @@
+"""Training against the simulator (mwz_metrics.training): the environments are the sessions and the
+scores of ``mwz interact``, Gymnasium's and stable-baselines3's checkers accept them, and PPO learns."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+gymnasium = pytest.importorskip("gymnasium")
+pytest.importorskip("stable_baselines3")
+
+from mwz_metrics.interactive.harness import api  # noqa: E402
+from mwz_metrics.training import envs  # noqa: E402, F401  (registers the environments)
+from mwz_metrics.training.records import RewardError, RewardSpec  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+GOALS = 50
+
+
+def _play(env, goal: str, seed: int, choose) -> tuple[dict, float]:
+    """One episode: ``choose(observation, info)`` gives each action; the session record and the last reward."""
+    obs, info = env.reset(seed=seed, options={"goal": goal})
+    done, reward = False, 0.0
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(choose(obs, info))
+        done = terminated or truncated
+    return info, reward
+
+
+def _without_report(session: dict) -> dict:
+    return {
+        k: v for k, v in session.items() if k not in ("system_report", "outcome")
+    }  # outcome: what mwz interact adds when it writes
+
+
+# -- the reward specification ----------------------------------------------------------------------
+
+
+def test_reward_spec_reads_cheng_and_convlab_spellings():
+    spec = RewardSpec.parse("success+0.1*inv_sent+0.1*sess")
+    assert spec.weights == (("success", 1.0), ("inv_sent", 0.1), ("sess", 0.1))
+    assert spec.metrics == ("fluency", "coherence")
+    assert RewardSpec.parse(spec.text) == spec
+    penalty = RewardSpec.parse("success - 0.05*turns")
+    assert penalty.value({"success": 1.0, "turns": 4}) == pytest.approx(0.8)
+    assert penalty.text == "success-0.05*turns"
+    with pytest.raises(RewardError, match="bleu"):
+        RewardSpec.parse("success+bleu")
+
+
+# -- Gymnasium -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", [envs.TEXT_ID, envs.ACTS_ID, envs.USER_ID])
+def test_gymnasium_makes_and_checks_each_environment(env_id, synth22_env, synth22_context):
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make(env_id, context=synth22_context, goals=5, max_turns=4)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=1)
+    assert info["split"] == "validation" and info["evaluation"] is False
+    assert info["reward_spec"]["spec"] == "success"
+    env.close()
+
+
+def test_stable_baselines_checks_the_act_environment(synth22_env, synth22_context):
+    from stable_baselines3.common.env_checker import check_env
+
+    from mwz_metrics.training.system_envs import SystemActsEnv
+
+    check_env(SystemActsEnv(context=synth22_context, goals=5, max_turns=4), warn=True)
+
+
+def test_vector_environments_run(synth22_env, synth22_context):
+    from mwz_metrics.training.system_envs import SystemActsEnv
+
+    def make():
+        return SystemActsEnv(context=synth22_context, goals=10, max_turns=6)
+
+    for vector in (gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv):
+        env = vector([make, make])
+        obs, _info = env.reset(seed=[3, 4])
+        ended = 0
+        for _ in range(12):
+            obs, reward, terminated, truncated, _info = env.step(env.action_space.sample())
+            ended += int((terminated | truncated).sum())
+        assert obs.shape == (2, env.single_observation_space.shape[0])
+        assert ended >= 2  # sessions ended and the vector reset them
+        env.close()
+
+
+# -- the sessions are mwz interact's ----------------------------------------------------------------
+
+
+def test_text_environment_plays_mwz_interacts_sessions(synth22_env, synth22_context):
+    """oracle-text as the policy: the environment's sessions and scores are mwz interact's (50 goals)."""
+    from mwz_metrics.interactive.systems.reference import OracleSystem
+    from mwz_metrics.training.system_envs import SystemTextEnv
+
+    run = api.prepare("oracle-text", goals=GOALS, seed=7, context=synth22_context)
+    expected = api.run_sessions(run, output=None)
+    scored = api.score(expected, run.config, context=synth22_context, resamples=0)
+    success = {s["id"]: s["success"] for s in scored["per_session"]}
+    oracle = OracleSystem(synth22_context, with_acts=False)
+    # a reference system reads the user's acts whatever the run says: mwz interact records user_acts=true
+    env = SystemTextEnv(context=synth22_context, split="test", goals=[s["id"] for s in expected], user_acts=True)
+    for session in expected:
+        info, reward = _play(env, session["id"], 7, lambda obs, info: oracle.respond(info))
+        assert info["evaluation"] is True  # test goals say so
+        assert _without_report(info["session"]) == _without_report(session)
+        assert reward == success[session["id"]]
+    assert sum(success.values()) > 0.9 * GOALS
+
+
+def test_act_environment_plays_what_mwz_interact_scores_of_the_policy(
+    synth22_env, synth22_context, capsys, monkeypatch, tmp_path
+):
+    """The reference policy's acts through the act vocabulary: the environment's sessions and rewards are
+    those ``mwz interact --system policy_system:make --system-option policy=oracle --user-acts`` records."""
+    from mwz_metrics.training.system_envs import SystemActsEnv
+
+    monkeypatch.chdir(EXAMPLES)
+    out = tmp_path / "policy.jsonl"
+    argv = ["interact", "--system", "policy_system:make", "--system-option", "policy=oracle", "--user-acts"]
+    code, _out, err = run_cli(capsys, *argv, "--goals", str(GOALS), "--seed", "2", "-o", str(out))
+    assert code == 0, err
+    config, sessions = api.load_session_file(out)
+    scored = api.score(sessions, config, context=synth22_context, resamples=0)
+    success = {s["id"]: s["success"] for s in scored["per_session"]}
+    env = SystemActsEnv(context=synth22_context, split="test", goals=[s["id"] for s in sessions])
+    for session in sessions:
+        info, reward = _play(env, session["id"], 2, lambda obs, info: info["expert_action"])
+        assert _without_report(info["session"]) == _without_report(session)
+        assert reward == success[session["id"]]
+    assert scored["success"] >= 95.0  # the reference policy, said by the wizards' act sets
+    sys.modules.pop("policy_system", None)
+
+
+def test_reset_replays_a_session_file(synth22_env, synth22_context, capsys, tmp_path):
+    """reset(seed=S, options={"goal": ID}) then the file's system turns: the file's user turns and,
+    at the end, its Success."""
+    from mwz_metrics.training.system_envs import SystemTextEnv
+
+    out = tmp_path / "oracle.jsonl"
+    code, _out, err = run_cli(
+        capsys, "interact", "--system", "oracle-text", "--goals", "8", "--seed", "5", "-o", str(out)
+    )
+    assert code == 0, err
+    config, sessions = api.load_session_file(out)
+    scored = api.score(sessions, config, context=synth22_context, resamples=0)
+    success = {s["id"]: s["success"] for s in scored["per_session"]}
+    env = SystemTextEnv(context=synth22_context, split="test", goals=[s["id"] for s in sessions])
+    for session in sessions:
+        users = [t["text"] for t in session["turns"] if t["speaker"] == "user"]
+        systems = [t for t in session["turns"] if t["speaker"] == "system"]
+        obs, info = env.reset(seed=5, options={"goal": session["id"]})
+        seen = [obs]
+        for turn in systems:
+            obs, reward, terminated, truncated, info = env.step({"response": turn["text"], "state": turn.get("state")})
+            if not (terminated or truncated):
+                seen.append(obs)
+        assert seen == users
+        assert terminated or truncated
+        assert reward == success[session["id"]] and reward in (0.0, 1.0)
+        assert info["reward_spec"]["spec"] == "success" and "signature" in info
+
+
+def test_user_environment_scores_the_agent_as_a_user(synth22_env, synth22_context):
+    """The agent replays a test dialogue's user turns against the oracle: the session is scored."""
+    from mwz_metrics.training.user_env import UserEnv
+
+    goal = next(iter(synth22_context.goals))
+    env = UserEnv(context=synth22_context, system="oracle", split="test", goals=[goal])
+    obs, info = env.reset(seed=0, options={"goal": goal})
+    assert obs and info["goal"]["dialogue_id"] == goal
+    turns = synth22_context.test[goal]["user_turns"]
+    for i, turn in enumerate(turns):
+        obs, reward, terminated, truncated, info = env.step({**turn, "final": i == len(turns) - 1})
+        if terminated or truncated:
+            break
+    assert terminated and info["end"] == "user_done"
+    assert info["figures"]["success"] == reward
+    env.close()
+
+
+# -- training --------------------------------------------------------------------------------------
+
+
+def test_training_refuses_test_goals_unless_told(tmp_path):
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import train_policy
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    assert train_policy.main(["--out", str(tmp_path), "--split", "test"]) == 2
+
+
+def test_short_training_beats_the_random_policy(synth22_env, synth22_context, tmp_path):
+    """A few thousand steps (imitation of 60 validation sessions, 1024 PPO steps): the held-out
+    Success is above the random policy's, and what is written carries the reward specification."""
+    from mwz_metrics.training import ppo
+    from mwz_metrics.training.system_envs import SystemActsEnv
+
+    options = ppo.TrainingOptions(
+        steps=1024, imitation_episodes=60, imitation_epochs=15, held_out=30, eval_every=1024, envs=2, seed=3
+    )
+    meta = ppo.train(tmp_path, options, context=synth22_context)
+    assert (tmp_path / "policy.zip").is_file()
+    written = json.loads((tmp_path / "policy.json").read_text())
+    assert written["signature"]["reward"]["spec"] == "success"
+    _train, held_out = ppo._goal_ids(synth22_context, options)
+    random_env = SystemActsEnv(context=synth22_context, goals=held_out)
+    random_env.action_space.seed(3)
+    random = ppo.evaluate(None, random_env, held_out, seed=3)
+    trained = max(p["success"] for p in meta["curve"][1:])
+    assert trained > random["success"] + 30, (meta["curve"], random)
