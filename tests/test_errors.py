@@ -16,7 +16,12 @@ import pytest
 from mwz_plugins.errors import KINDS, InputError, MissingExtra, MwzError, SimulatorError, SystemUnderTestError
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {"plugins": "mwz_plugins", "mwz_datasets": "mwz_datasets", "mwz_metrics": "mwz_metrics", "hub_cards": "mwz_hub"}
+PACKAGES = {
+    "plugins": "mwz_plugins",
+    "mwz_datasets": "mwz_datasets",
+    "mwz_metrics": "mwz_metrics",
+    "hub_cards": "mwz_hub",
+}
 MWZ = Path(sys.executable).with_name("mwz")  # the console script itself
 
 # A command that raises what it is told to: registered before the CLI builds its parser, from a

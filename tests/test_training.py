@@ -200,13 +200,13 @@ def test_training_refuses_test_goals_unless_told(tmp_path):
 
 
 def test_short_training_beats_the_random_policy(synth22_env, synth22_context, tmp_path):
-    """A few thousand steps (imitation of 60 validation sessions, 1024 PPO steps): the held-out
+    """A few thousand steps (imitation of 100 validation sessions, 1024 PPO steps): the held-out
     Success is above the random policy's, and what is written carries the reward specification."""
     from mwz_metrics.training import ppo
     from mwz_metrics.training.system_envs import SystemActsEnv
 
     options = ppo.TrainingOptions(
-        steps=1024, imitation_episodes=60, imitation_epochs=15, held_out=30, eval_every=1024, envs=2, seed=3
+        steps=1024, imitation_episodes=100, imitation_epochs=15, held_out=30, eval_every=1024, envs=2, seed=3
     )
     meta = ppo.train(tmp_path, options, context=synth22_context)
     assert (tmp_path / "policy.zip").is_file()

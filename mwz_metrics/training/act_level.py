@@ -357,7 +357,14 @@ def vocabulary(context: Any) -> list[list[str]]:
         from mwz_metrics.interactive.harness.context import code_fingerprint
 
         _paths, checksum = context.dialogue_files("validation")
-        code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+        # this module, the reference policy and the simulator it plays against shape the vocabulary
+        interactive = Path(__file__).parents[1] / "interactive"
+        shaping = [
+            Path(__file__),
+            interactive / "systems" / "reference.py",
+            *sorted((interactive / "user").glob("*.py")),
+        ]
+        code = hashlib.sha256(b"".join(p.read_bytes() for p in shaping)).hexdigest()
         _VOCABULARIES[id(context)] = cached(
             "training-act-vocabulary", [checksum, code_fingerprint(), code, VERSION], lambda: _build(context)
         )

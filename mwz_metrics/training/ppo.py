@@ -114,7 +114,7 @@ def demonstrations(env: Any, episodes: int, explore: float, seed: int, gamma: fl
     }
 
 
-def clone(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int, batch: int = 256) -> float:
+def clone(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int, batch: int = 64) -> float:
     """Behaviour cloning into the PPO policy network (and its value head); the last epoch's accuracy."""
     import torch
 
