@@ -49,10 +49,19 @@ from typing import Any
 
 import numpy as np
 
-from mwz_metrics.interactive.acts import BOOK_SLOTS, DOMAINS, VENUE_DOMAINS, Act, parse_acts
+from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.language.templates import signature
 from mwz_metrics.interactive.scoring.figures import REQUESTABLE
-from mwz_metrics.interactive.systems.reference import _TAXI_CARS, OraclePolicy, OracleState, _reference
+from mwz_metrics.interactive.systems.reference import OraclePolicy, OracleState
+from mwz_metrics.interactive.vocabulary import (
+    BOOK_SLOTS,
+    DOMAINS,
+    INFORMING,
+    VENUE_DOMAINS,
+    reference_number,
+    taxi_car,
+    taxi_phone,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +86,7 @@ _VALUE_SLOTS = (
     "name", "area", "food", "price", "type", "stars", "internet", "parking", "addr", "phone", "post", "fee",
     "id", "leave", "arrive", "depart", "dest", "day", "ticket", "time",
 )  # fmt: skip
-_GIVING = {"inform", "recommend", "select", "offerbook", "offerbooked", "book"}
+_GIVING = INFORMING | {"book"}
 
 
 def _features() -> list[str]:
@@ -293,12 +302,12 @@ class ActLevel:
                 values.update({s: self.policy._value(domain, chosen, s) for s in _VALUE_SLOTS})
                 details = state.book.get(domain, {})
                 values.update(details)
-                values["ref"] = _reference(
+                values["ref"] = reference_number(
                     reading.dialogue_id, domain, str(chosen.get(id_column)), *sorted(details.values())
                 )
         elif domain == "taxi":
-            digest = int(_reference(reading.dialogue_id, "taxi", *sorted(values.values())), 16)
-            values.update(car=_TAXI_CARS[digest % len(_TAXI_CARS)], phone="07" + str(digest % 10**9).zfill(9))
+            digest = int(reference_number(reading.dialogue_id, "taxi", *sorted(values.values())), 16)
+            values.update(car=taxi_car(digest), phone=taxi_phone(digest))
         return values
 
 

@@ -19,12 +19,13 @@ from typing import Any
 
 import gymnasium
 
-from mwz_metrics.interactive.acts import BOOK_SLOTS, Act, parse_acts
+from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.harness.loading import load_system
 from mwz_metrics.interactive.harness.runner import DEFAULT_MAX_TURNS, run_session
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
+from mwz_metrics.interactive.vocabulary import BOOK_SLOTS
 from mwz_metrics.training.records import RewardSpec
 from mwz_metrics.training.scorer import EpisodeScorer
 from mwz_metrics.training.sessions import prepare
