@@ -215,7 +215,7 @@ def test_filters_a_session_side_by_side_and_no_overflow_in_chromium(runs):
     assert filtered["f-side=system"] == 40 - len(succeeded) and filtered["f-side=none"] == 0  # echo gave nothing
     assert filtered["f-end=system_error"] == 1
     assert filtered["f-giveup=*"] == gave_up + 1 and filtered["f-giveup=hotel: no offer"] == hotel_gave_up
-    assert shown["searched"][0] == 1 and shown["opened_key"] == sessions[3]["id"] + "~"
+    assert shown["searched"][0] == 1 and shown["opened_key"] == sessions[3]["id"] + "~0"
     assert not shown["session_hidden"] and shown["columns"] == ["echo.jsonl", "oracle-text.jsonl"]
     assert shown["turns"] == len(sessions[3]["turns"]) + len(echoed[3]["turns"])
     assert "as mwzeval read it: " in shown["session_text"] and "[value_" in shown["session_text"]  # echo delexicalized
@@ -245,4 +245,17 @@ def test_screenshots_of_the_page(runs, tmp_path):
     keep = Path(os.environ.get("MWZ_VIEW_SCREENSHOTS", tmp_path))
     keep.mkdir(parents=True, exist_ok=True)
     screenshot(browser, page.as_uri() + "#run=1&other=0&outcome=success-no", keep / "view-table.png", 1400)
-    screenshot(browser, page.as_uri() + f"#other=1&open={sessions[0]['id']}~", keep / "view-session-hostile.png", 2600)
+    screenshot(browser, page.as_uri() + f"#other=1&open={sessions[0]['id']}~0", keep / "view-session-hostile.png", 2600)
+
+
+def test_compare_html_links_each_interactive_run_to_its_view(synth22, runs):
+    folder, _, _, _ = runs
+    report = folder / "report.html"
+    text, echo = folder / "oracle-text.jsonl", folder / "echo.jsonl"
+    _mwz(synth22, "compare", "-i", f"text={text}", "-i", f"echo={echo}", "--format", "html", "-o", str(report))
+    written = report.read_text(encoding="utf-8")
+    assert '<a href="report.view.html#run=0">text</a>, <a href="report.view.html#run=1">echo</a>' in written
+    page = (folder / "report.view.html").read_text(encoding="utf-8")
+    assert '"name":"oracle-text.jsonl"' in page and '"name":"echo.jsonl"' in page
+    _mwz(synth22, "compare", "-i", str(text), "--format", "html", "-o", str(folder / "plain.html"), "--no-views")
+    assert "report.view" not in (folder / "plain.html").read_text() and not (folder / "plain.view.html").exists()

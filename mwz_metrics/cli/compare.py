@@ -43,6 +43,12 @@ def _args(parser: argparse.ArgumentParser) -> None:
         "--format", default="table", choices=("table", "markdown", "latex", "csv", "json", "html"), help="output"
     )
     parser.add_argument("-o", "--output", help="write the rendered comparison here instead of stdout")
+    parser.add_argument(
+        "--no-views",
+        action="store_true",
+        help="--format html -o REPORT: write no page of the interactive runs' sessions (default: REPORT's name "
+        "with .view.html, the runs side by side, linked from the report)",
+    )
     parser.add_argument("--per-dialogue", metavar="CSV", help="per-dialogue Inform/Success/BLEU as CSV")
     parser.add_argument(
         "--plot", metavar="PNG", help="Inform/Success with intervals and BLEU vs Success (extra 'plot')"
@@ -98,9 +104,11 @@ def run(args: argparse.Namespace) -> int:
             f.write(image)
     from mwz_metrics.comparison.formats import render
 
-    text = render(result, args.format, image)
+    views = _views(args, systems)
+    text = render(result, args.format, image, views)
     if args.output:
-        with output_file(args.output, encoding="utf-8") as f:
+        # a system's name may hold what no UTF-8 spells (a lone surrogate from its JSON): written as an escape
+        with output_file(args.output, encoding="utf-8", errors="backslashreplace") as f:
             f.write(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
@@ -111,3 +119,23 @@ def run(args: argparse.Namespace) -> int:
             writer.writeheader()
             writer.writerows(result.per_dialogue)
     return 0
+
+
+def _views(args: argparse.Namespace, systems: dict[str, object]) -> dict[str, str] | None:
+    """With ``--format html -o REPORT``: the interactive runs' page of sessions written beside the report
+    (``mwz view``, every run on one page), and each run's link to it, relative to the report."""
+    from pathlib import Path
+
+    from mwz_metrics.interactive.harness.sessions import looks_like_session_file
+
+    if args.format != "html" or not args.output or args.no_views:
+        return None
+    runs = {n: p for n, p in systems.items() if isinstance(p, (str, Path)) and looks_like_session_file(p)}
+    if not runs:
+        return None
+    from mwz_metrics.viewer import write
+
+    report = Path(args.output)
+    page = report.with_name(report.stem + ".view.html")
+    write(list(runs.values()), page, title=f"mwz view: the interactive runs of {report.name}", data_dir=args.data_dir)
+    return {name: f"{page.name}#run={i}" for i, name in enumerate(runs)}

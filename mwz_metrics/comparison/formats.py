@@ -12,6 +12,7 @@ import csv
 import html
 import io
 import json
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from mwz_plugins.errors import InputError
@@ -225,8 +226,9 @@ def csv_text(comparison: Comparison) -> str:
     return out.getvalue()
 
 
-def html_page(comparison: Comparison, plot_png: bytes | None = None) -> str:
-    """One self-contained HTML file: a sortable table (click a header), the plot inline."""
+def html_page(comparison: Comparison, plot_png: bytes | None = None, views: Mapping[str, str] | None = None) -> str:
+    """One self-contained HTML file: a sortable table (click a header), the plot inline; ``views``: a
+    link per interactive run to the page of its sessions (``mwz view``)."""
     import base64
 
     columns, cells = _cells(comparison)
@@ -264,12 +266,23 @@ document.querySelectorAll("th").forEach((th, column) => th.addEventListener("cli
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>mwz compare</title>'
         f"<style>{style}</style></head><body>\n<h1>MultiWOZ comparison</h1>\n"
         f'<table id="comparison"><caption>{caption}</caption><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>\n{image}\n<script>{script}</script>\n</body></html>\n"
+        f"<tbody>{''.join(body)}</tbody></table>\n{_view_links(views)}{image}\n<script>{script}</script>\n</body></html>\n"
     )
 
 
-def render(comparison: Comparison, fmt: str, plot_png: bytes | None = None) -> str:
-    """The comparison in format ``fmt`` (one of :data:`FORMATS`)."""
+def _view_links(views: Mapping[str, str] | None) -> str:
+    """A paragraph linking each interactive run to its sessions (empty without any)."""
+    if not views:
+        return ""
+    links = ", ".join(f'<a href="{html.escape(href)}">{html.escape(name)}</a>' for name, href in views.items())
+    return f'<p class="views">The sessions of each interactive run (mwz view): {links}</p>\n'
+
+
+def render(
+    comparison: Comparison, fmt: str, plot_png: bytes | None = None, views: Mapping[str, str] | None = None
+) -> str:
+    """The comparison in format ``fmt`` (one of :data:`FORMATS`); ``views``: HTML's links to the
+    sessions of interactive runs."""
     if fmt == "table":
         return table(comparison)
     if fmt == "markdown":
@@ -281,5 +294,5 @@ def render(comparison: Comparison, fmt: str, plot_png: bytes | None = None) -> s
     if fmt == "json":
         return json.dumps(comparison.as_json(), indent=2, ensure_ascii=False)
     if fmt == "html":
-        return html_page(comparison, plot_png)
+        return html_page(comparison, plot_png, views)
     raise InputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")

@@ -35,7 +35,7 @@ FIGURES = (
     ("Turns (successful)", "turns_successful"),
 )
 
-# One turn as an array (positions the page's script reads):
+# One turn as an array (positions the page's script reads; acts as "intent domain slot value" strings):
 # user:   ["u", text, acts]
 # system: ["s", text, delexicalized text or None (as written), acts, read acts or None, state changes, active]
 USER, SYSTEM = "u", "s"
@@ -49,8 +49,9 @@ def cut(text: Any, limit: int = MAX_TEXT) -> str:
     return f"{text[:limit]}… [{len(text) - limit:,} more characters not shown]"
 
 
-def _acts(acts: Any) -> list[list[str]]:
-    return [[cut(part, MAX_VALUE) for part in act] for act in acts or [] if isinstance(act, (list, tuple))]
+def _acts(acts: Any) -> list[str]:
+    """Each act as one string, ``intent domain slot value`` (what the page shows; half the bytes of lists)."""
+    return [cut(" ".join(map(str, act)), MAX_VALUE) for act in acts or [] if isinstance(act, (list, tuple))]
 
 
 def state_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[list[Any]]:
@@ -113,6 +114,7 @@ def session_row(session: Mapping[str, Any], record: Mapping[str, Any], read: Seq
     end = session.get("end") or {}
     return {
         "id": str(session["id"]),
+        "goal": goal_key(session),
         "trial": session.get("trial"),
         "end": str(end.get("reason", "")),
         "detail": cut(end.get("detail") or "", MAX_VALUE),
@@ -126,6 +128,11 @@ def session_row(session: Mapping[str, Any], record: Mapping[str, Any], read: Seq
         "verdicts": domain_verdicts(record),
         "transcript": turns(session, read),
     }
+
+
+def goal_key(session: Mapping[str, Any]) -> str:
+    """The goal a session pursued (a run of several trials names its sessions ``goal#trial``)."""
+    return str((session.get("goal") or {}).get("dialogue_id") or session["id"])
 
 
 def goal_of(session: Mapping[str, Any]) -> dict[str, Any]:
@@ -155,7 +162,7 @@ def run_data(
     """One run of the page (``goals``: filled with the goals of its sessions, shared by the runs)."""
     rows = []
     for session, record in zip(sessions, result["per_session"]):  # per_session is in the sessions' order
-        goals.setdefault(str(session["id"]), goal_of(session))
+        goals.setdefault(goal_key(session), goal_of(session))
         rows.append(session_row(session, record, read.get(dialogue_key(str(session["id"])))))
     ci = result.get("ci95") or {}
     system = config.get("system") or {}

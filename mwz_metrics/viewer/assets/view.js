@@ -40,7 +40,8 @@
     if (value === null || value === undefined) return el("span", { class: "na" }, "n/a");
     return value ? el("span", { class: "yes" }, "yes") : el("span", { class: "no" }, "no");
   }
-  function keyOf(s) { return s.id + "~" + (s.trial === null || s.trial === undefined ? "" : s.trial); }
+  // a session's place: its goal and trial (a run of one trial per goal pairs with trial 0 of another)
+  function keyOf(s) { return s.goal + "~" + (s.trial === null || s.trial === undefined ? 0 : s.trial); }
   function reasonOf(domain, givenUp) { return domain + ": " + givenUp.split(":")[0]; }
 
   // -- the runs' figures and signatures --
@@ -120,7 +121,7 @@
   function haystack(s) {
     let found = haystacks.get(s);
     if (found === undefined) {
-      const goal = DATA.goals[s.id] || { messages: [] };
+      const goal = DATA.goals[s.goal] || { messages: [] };
       found = [s.id, s.end, s.detail, goal.messages.join(" "), s.transcript.map(function (t) { return t[1] + " " + (t[0] === "s" && t[2] ? t[2] : ""); }).join(" ")].join("\n").toLowerCase();
       haystacks.set(s, found);
     }
@@ -201,7 +202,7 @@
   // -- a session: goal, verdicts, and the transcript of each run beside --
   function acts(list, label) {
     if (!list || !list.length) return null;
-    return el("div", { class: "acts" }, el("span", { class: "label" }, label + " "), list.map(function (a) { return el("span", { class: "act" }, txt(a.join(" "))); }));
+    return el("div", { class: "acts" }, el("span", { class: "label" }, label + " "), list.map(function (a) { return el("span", { class: "act" }, txt(a)); }));
   }
   function changes(list) {
     if (!list || !list.length) return null;
@@ -245,7 +246,7 @@
     const found = runs.map(function (i) { return DATA.runs[i].sessions.find(function (s) { return keyOf(s) === key; }); });
     const s = found[0];
     if (!s) { box.hidden = true; return; }
-    const goal = DATA.goals[s.id] || { domains: [], messages: [] };
+    const goal = DATA.goals[s.goal] || { domains: [], messages: [] };
     box.replaceChildren(
       el("h2", {}, txt("Session " + s.id + (s.trial === null || s.trial === undefined ? "" : ", trial " + s.trial))),
       el("div", { class: "goal" }, goal.domains.map(function (d) {
