@@ -6,16 +6,18 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import shared_path
 
 from mwz_metrics import bootstrap, compare
-from mwz_metrics.comparison.formats import render
+from mwz_metrics.comparison.formats import gold_states, render
 from mwz_metrics.multiwoz.evaluator import Evaluator
 
 # every system with mwzeval parity targets (Inform/Success targets only for those with states)
@@ -88,18 +90,19 @@ def test_every_format_carries_the_numbers_and_the_signature_once(scored):
     assert sorted(s for systems in lines_of.values() for s in systems) == sorted(comparison.systems)
     for fmt in ("table", "markdown", "latex", "csv", "json", "html"):
         text = render(comparison, fmt)
-        if fmt in ("table", "markdown", "html"):  # each line once, labelled with the systems it covers
+        if fmt == "latex":  # as LaTeX writes it, breakable
+            text = text.replace(r"\allowbreak{}", "").replace(r"\_", "_")
+        if fmt != "json":  # each line once, labelled with the systems it covers
             for each, systems in lines_of.items():
                 assert text.count(each) == 1, fmt
                 assert ", ".join(systems) in text, fmt
         else:
-            escaped = line.replace("_", r"\_") if fmt == "latex" else line
-            assert text.count(escaped) == 1, fmt
+            assert text.count(line) == 1, fmt
         for name in SYSTEMS:
             value = single[name]["success"]["success"]["total"]
             shown = repr(value) if fmt in ("csv", "json") else f"{value:.2f}"  # data formats keep the number
             assert shown in text, (fmt, name)
-    rows = list(csv.DictReader(io.StringIO(render(comparison, "csv").split("\n", 1)[1])))
+    rows = list(csv.DictReader(line for line in io.StringIO(render(comparison, "csv")) if not line.startswith("#")))
     ubar_bleu = next(r for r in rows if r["system"] == "ubar" and r["metric"] == "bleu:hdsa")
     assert float(ubar_bleu["value"]) == single["ubar"]["bleu"]["hdsa"]
     assert json.loads(render(comparison, "json"))["rows"] == json.loads(json.dumps(comparison.rows))
@@ -151,7 +154,17 @@ def test_plot_png_is_an_image_with_content(scored, tmp_path):
 def test_html_report_renders_every_system_in_chromium(scored, tmp_path, need_chromium):
     browser = need_chromium
     page = tmp_path / "report.html"
-    page.write_text(render(scored[0], "html"))
+    # the page measured as laid out at 1280 px: its width, each interval's lines, the bold cells
+    measure = """<script>
+    const ci = Array.from(document.querySelectorAll("td .ci"));
+    document.body.dataset.width = document.documentElement.scrollWidth;
+    document.body.dataset.intervals = ci.length;
+    document.body.dataset.lines = Math.max(...ci.map(e => Math.round(e.getBoundingClientRect().height
+      / (1.2 * parseFloat(getComputedStyle(e).fontSize)) + 0.3)));
+    document.body.dataset.bold = Array.from(document.querySelectorAll("td.best .value"))
+      .filter(e => parseInt(getComputedStyle(e).fontWeight) >= 700).length;
+    </script></body>"""
+    page.write_text(render(scored[0], "html").replace("</body>", measure))
     out = subprocess.run(
         [
             browser,
@@ -160,6 +173,7 @@ def test_html_report_renders_every_system_in_chromium(scored, tmp_path, need_chr
             "--disable-gpu",
             "--disable-background-networking",
             "--no-first-run",
+            "--window-size=1280,900",
             f"--user-data-dir={tmp_path / 'profile'}",
             "--dump-dom",
             page.as_uri(),
@@ -171,6 +185,10 @@ def test_html_report_renders_every_system_in_chromium(scored, tmp_path, need_chr
     assert out.returncode == 0, out.stderr[-2000:]
     dom = out.stdout
     assert "<table" in dom and "<script" in dom
+    measured = {k: int(v) for k, v in re.findall(r'data-(width|intervals|lines|bold)="(\d+)"', dom)}
+    assert measured["width"] <= 1280, measured  # nothing overflows
+    assert measured["intervals"] >= len(SYSTEMS) * 2 and measured["lines"] == 1, measured  # one line each
+    assert measured["bold"] >= len(scored[0].columns()), measured  # the best of every column
     for name in (*SYSTEMS, "ubar-copy"):
         assert f'data-value="{name}' in dom, name
     # each signature line, rendered, under the systems it covers
@@ -268,3 +286,81 @@ def test_an_interval_belongs_to_its_figure_whoever_else_is_compared(tmp_path):
     assert _success_row(common, "ubar")["value"] == on_common["success"]["success"]["total"] != 70.3
     assert common.settings["dialogues_of"] == {"ubar": 944, "labes": 944}
     assert "common_dialogues=944" in common.signature["line"]
+
+
+def test_gold_state_systems_are_marked_in_every_format(scored, tmp_path):
+    """Systems without states are scored on MultiWOZ 2.2's gold states: every format says which."""
+    comparison = scored[0]
+    gold = gold_states(comparison)
+    assert gold and gold < set(comparison.systems)
+    for line, systems in comparison.signature["systems_of"].items():  # the signatures agree
+        assert ("states=gold" in line) == bool(set(systems) & gold), systems
+    for fmt in ("table", "markdown", "latex", "html"):
+        text = render(comparison, fmt)
+        for name in comparison.systems:
+            assert (f"{name} (gold states)" in text) == (name in gold), (fmt, name)
+        assert "gold belief states" in text, fmt
+    rows = list(csv.DictReader(line for line in io.StringIO(render(comparison, "csv")) if not line.startswith("#")))
+    assert {r["system"] for r in rows if r["states"] == "gold"} == gold
+    assert {r["system"] for r in rows if r["states"] == "predicted"} == set(comparison.systems) - gold
+    assert set(json.loads(render(comparison, "json"))["bootstrap"]["gold_states"]) == gold
+    pytest.importorskip("matplotlib")
+    from mwz_metrics.comparison.plot import render as plot
+
+    svg = plot(comparison, "svg").decode()
+    for name in comparison.systems:
+        assert (f"{name} (gold states)" in svg) == (name in gold), name
+
+
+def test_latex_has_the_intervals_its_caption_announces(scored):
+    comparison = scored[0]
+    latex = render(comparison, "latex")
+    assert "[low, high]: 95" in latex
+    for row in comparison.rows:
+        if row["domain"] == "total" and "ci_low" in row:
+            assert f"{{\\scriptsize[{row['ci_low']:.1f}, {row['ci_high']:.1f}]}}" in latex, row
+    body = latex.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
+    assert body.count(r"\scriptsize[") == sum(1 for r in comparison.rows if r["domain"] == "total" and "ci_low" in r)
+    assert "<" not in body and ">" not in body  # names and marks in LaTeX's spelling
+    footnote = latex.split(r"\footnotetext{", 1)[1]
+    for systems in comparison.signature["systems_of"].values():
+        assert f"{', '.join(systems)}: \\texttt{{" in footnote.replace(r"\_", "_"), systems
+
+
+def test_compare_cli_with_runs_warnings_vector_plot_and_replay_bleu(tmp_path, synth22, monkeypatch):
+    """Through the console script: two static systems (one on gold states), an interactive run, a
+    replay run whose BLEU is interact's own; each system's warnings counted and listed; the plot as PDF
+    and SVG by the file's extension, and a wrong extension refused in one line before any scoring."""
+    monkeypatch.setenv("MWZ_MIRROR", str(synth22))
+    mwz = [str(Path(sys.executable).parent / "mwz"), "-q"]
+    ubar = shared_path("data", "mwzeval", "predictions", "ubar.json")
+    hdsa = shared_path("data", "mwzeval", "predictions", "hdsa.json")
+    run, replay = tmp_path / "oracle.jsonl", tmp_path / "replay.jsonl"
+
+    def call(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*mwz, *args], capture_output=True, text=True, timeout=600)
+
+    assert call("interact", "--system", "oracle", "--goals", "3", "-o", str(run)).returncode == 0
+    done = call("interact", "--system", str(ubar), "--simulator", "replay", "--goals", "3", "-o", str(replay))
+    assert done.returncode == 0, done.stderr[-2000:]
+    own = json.loads(call("interact", "--score-only", "-o", str(replay), "--json").stdout)["bleu"]
+    systems = ["-i", f"ubar={ubar}", "-i", f"hdsa={hdsa}", "-i", f"run={run}", "-i", f"replay={replay}"]
+    common = [*systems, "--baseline", "ubar", "-b", "-s", "--resamples", "50"]
+    out = call("compare", *common, "--format", "csv", "--plot", str(tmp_path / "plot.pdf"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = list(csv.DictReader(line for line in io.StringIO(out.stdout) if not line.startswith("#")))
+    shown = {r["metric"][5:]: float(r["value"]) for r in rows if r["system"] == "replay" and r["metric"][:5] == "bleu:"}
+    assert shown and shown == {style: own[style] for style in shown}  # the replay keeps its BLEU
+    assert {r["warnings"] for r in rows if r["system"] == "replay"} != {"0"}
+    assert (tmp_path / "plot.pdf").read_bytes()[:5] == b"%PDF-"
+    table = call("compare", *common, "--plot", str(tmp_path / "plot.svg"))
+    header = table.stdout.splitlines()[0]
+    assert header.split()[-1] == "warnings" and "hdsa (gold states)" in table.stdout
+    assert "warnings of replay: " in table.stdout
+    svg = (tmp_path / "plot.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "ubar (baseline)" in svg and "run (interactive)" in svg  # the baseline, the run in the bars
+    assert "not shown (no BLEU or Success): run (interactive)" in svg  # the run without BLEU, said
+    refused = call("compare", *common, "--plot", str(tmp_path / "plot.jpg"))
+    assert refused.returncode == 2 and "--plot" in refused.stderr and ".svg" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1

@@ -51,7 +51,9 @@ def _args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--per-dialogue", metavar="CSV", help="per-dialogue Inform/Success/BLEU as CSV")
     parser.add_argument(
-        "--plot", metavar="PNG", help="Inform/Success with intervals and BLEU vs Success (extra 'plot')"
+        "--plot",
+        metavar="FILE",
+        help="Inform/Success and BLEU vs Success with intervals (extra 'plot'); .png, or vector .pdf or .svg",
     )
 
 
@@ -78,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         requests = with_defaults([]) + requests  # mwzeval's three, beside whatever else is asked
     if args.plot:
         require_extra("plot", "matplotlib")
+        from mwz_metrics.comparison.plot import plot_format
+
+        plot_type = plot_format(args.plot)  # before the scoring: a wrong extension fails at once
     result = compare(
         systems,  # type: ignore[arg-type]
         bleu=False,
@@ -94,14 +99,16 @@ def run(args: argparse.Namespace) -> int:
         common_dialogues=args.common_dialogues,
     )
     image = None
-    # the HTML report embeds the plot whenever matplotlib is there
-    if args.plot or (args.format == "html" and importlib.util.find_spec("matplotlib") is not None):
+    # the HTML report embeds the plot (PNG) whenever matplotlib is there
+    if args.format == "html" and importlib.util.find_spec("matplotlib") is not None:
         from mwz_metrics.comparison.plot import png
 
         image = png(result, sort=args.sort)
-    if args.plot and image is not None:
+    if args.plot:
+        from mwz_metrics.comparison.plot import render as render_plot
+
         with output_file(args.plot, "wb") as f:
-            f.write(image)
+            f.write(render_plot(result, plot_type, sort=args.sort))
     from mwz_metrics.comparison.formats import render
 
     views = _views(args, systems)

@@ -268,7 +268,7 @@ def _score_interactive(
 
 
 def _interactive_rows(
-    results: Mapping[str, Mapping[str, Any]], *, success: bool, richness: bool
+    results: Mapping[str, Mapping[str, Any]], *, success: bool, richness: bool, bleu: bool = False
 ) -> list[dict[str, Any]]:
     """Rows of interactive runs: Inform/Success by domain, the interactive figures, richness, coherence."""
     rows: list[dict[str, Any]] = []
@@ -285,6 +285,8 @@ def _interactive_rows(
             for metric in ("inform", "success"):
                 for domain, value in result[f"{metric}_by_domain"].items():
                     add(metric, domain, value, ci.get(metric) if domain == "total" else None)
+        for style, value in (result.get("bleu") or {}).items() if bleu else ():  # a replay run's: it has references
+            add(f"bleu:{style}", "total", value, ci.get(f"bleu:{style}"))
         for key in INTERACTIVE_KEYS:
             if result.get(key) is not None:
                 add(f"interactive:{key}", "total", result[key], ci.get(key))
@@ -348,7 +350,9 @@ def compare(
         delexicalize=scoring.settings.get("delexicalize") or "auto",
     )
     rows = _static_rows(measured, stats)
-    rows += _interactive_rows(interactive, success="success" in asked, richness="richness" in asked)
+    rows += _interactive_rows(
+        interactive, success="success" in asked, richness="richness" in asked, bleu="bleu" in asked
+    )
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
     assembled = {name: _assembled(results) for name, results in measured.items()}
     return Comparison(
@@ -449,12 +453,15 @@ def _settings(
     shown = {m: metric.describe(r) for results in measured.values() for m, r in results.items() if not r.shared}
     for result in interactive.values():
         shown.update(result.get("metrics") or {})
+    gold = [n for n, r in assembled.items() if str((r.get("success") or {}).get("states", "")).startswith("gold")]
     return {
         "resamples": resamples,
         "seed": seed,
         "level": 0.95,
         "dialogues_of": dialogues_of,
         "common_dialogues": bool(common),
+        "gold_states": gold,  # Inform/Success from MultiWOZ 2.2's gold states: the system predicts none
+        "warnings_of": {n: r.get("warnings") or [] for n, r in {**assembled, **interactive}.items()},
         **({"metrics": shown} if shown else {}),
         **({"interactive": {n: _run_label(r["run"]) for n, r in interactive.items()}} if interactive else {}),
     }

@@ -94,12 +94,44 @@ def _names(comparison: Comparison) -> list[str]:
     names = []
     for s in comparison.systems:
         name = s + (" (baseline)" if s == comparison.baseline else "")
+        if s in gold_states(comparison):
+            name += f" ({GOLD_STATES})"
         if s in interactive:
             name += f" (interactive: {interactive[s]})"
         if s in counts and 0 < counts[s] < most:
             name += f" [{counts[s]} dialogues]"
         names.append(name)
     return names
+
+
+GOLD_STATES = "gold states"
+
+
+def gold_states(comparison: Comparison) -> set[str]:
+    """The systems whose Inform/Success read MultiWOZ 2.2's gold states (they predict none)."""
+    return set(comparison.settings.get("gold_states") or ())
+
+
+def _warning_text(warning: Any) -> str:
+    if not isinstance(warning, dict):
+        return str(warning)
+    count = warning.get("count")
+    return f"{warning.get('kind', 'warning')}{f' x{count}' if count else ''}: {warning.get('effect', '')}".rstrip(": ")
+
+
+def warnings_of(comparison: Comparison) -> dict[str, list[str]]:
+    """Each system's warnings, one line each (empty where it has none)."""
+    found = comparison.settings.get("warnings_of") or {}
+    return {s: [_warning_text(w) for w in found.get(s, [])] for s in comparison.systems}
+
+
+def _warning_lines(comparison: Comparison) -> list[str]:
+    """``warnings of NAME: ...`` for each system that has any."""
+    return [f"warnings of {s}: " + "; ".join(texts) for s, texts in warnings_of(comparison).items() if texts]
+
+
+def _has_warnings(comparison: Comparison) -> bool:
+    return any(warnings_of(comparison).values())
 
 
 def _note(comparison: Comparison) -> str:
@@ -123,6 +155,12 @@ def _note(comparison: Comparison) -> str:
             note += f"; {name.capitalize()}: {shown['label']}, lower is better"
     if settings.get("interactive"):
         note += "; interactive runs: intervals over each run's own sessions, no p-values"
+    gold = [s for s in comparison.systems if s in gold_states(comparison)]
+    if gold:
+        note += (
+            f"; {GOLD_STATES}: Inform/Success of {', '.join(gold)} read MultiWOZ 2.2's gold belief states "
+            "(the system predicts none), an easier setting than the others'"
+        )
     return note
 
 
@@ -146,50 +184,84 @@ def table(comparison: Comparison) -> str:
     columns, cells = _cells(comparison)
     header = ["system", *(_label(c, comparison) for c in columns)]
     body = [[name, *(_text(c) for c in row)] for name, row in zip(_names(comparison), cells)]
+    if _has_warnings(comparison):
+        header.append("warnings")
+        for line, texts in zip(body, warnings_of(comparison).values()):
+            line.append(str(len(texts)))
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
         for line in [header, *body]
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join([*lines, "", _note(comparison), *_signature_text(comparison)])
+    return "\n".join([*lines, "", _note(comparison), *_warning_lines(comparison), *_signature_text(comparison)])
 
 
 def markdown(comparison: Comparison) -> str:
     """A GitHub-flavoured Markdown table."""
     columns, cells = _cells(comparison)
+    warned = _has_warnings(comparison)
     lines = [
-        "| system | " + " | ".join(_label(c, comparison) for c in columns) + " |",
-        "|---|" + "---:|" * len(columns),
+        "| system | " + " | ".join(_label(c, comparison) for c in columns) + (" | warnings" if warned else "") + " |",
+        "|---|" + "---:|" * (len(columns) + warned),
     ]
-    for name, row in zip(_names(comparison), cells):
-        lines.append(f"| {name} | " + " | ".join(_text(c) for c in row) + " |")
+    for name, row, texts in zip(_names(comparison), cells, warnings_of(comparison).values()):
+        count = f" | {len(texts)}" if warned else ""
+        lines.append(f"| {name} | " + " | ".join(_text(c) for c in row) + count + " |")
     lines_of = signature_lines(comparison)
     signatures = [
         f"Signature{'' if len(lines_of) == 1 else ' (' + ', '.join(systems) + ')'}: `{line}`"
         for line, systems in lines_of
     ]
-    return "\n".join([*lines, "", _note(comparison) + ".", "", *signatures])
+    warnings = [f"- {line}" for line in _warning_lines(comparison)]
+    return "\n".join([*lines, "", _note(comparison) + ".", "", *warnings, *([""] if warnings else []), *signatures])
 
 
 def _latex_escape(text: str) -> str:
     for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"), ("#", r"\#"), ("$", r"\$")):
         text = text.replace(a, b)
+    for a, b in (("{", r"\{"), ("}", r"\}"), ("<", r"\textless{}"), (">", r"\textgreater{}")):
+        text = text.replace(a, b).replace(r"\textbackslash\{\}", r"\textbackslash{}")
+    for a, b in (("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}"), (PAIRED_MARK, r"\textsuperscript{\dag}")):
+        text = text.replace(a, b)
     return text
 
 
-def latex(comparison: Comparison) -> str:
-    """A booktabs table, the best value of each column in bold (highest is best, lowest for turns and the
-    metrics lower is better for), the signature as a footnote."""
+def _latex_code(line: str) -> str:
+    """A signature line as ``\texttt``, breakable after ``|`` and ``,`` (it is longer than a column)."""
+    return r"\texttt{" + _latex_escape(line).replace("|", r"|\allowbreak{}").replace(",", r",\allowbreak{}") + "}"
+
+
+def best_values(comparison: Comparison) -> list[Any]:
+    """The best value of each column of the wide table (None where none is a number): the highest, or
+    the lowest where lower is better."""
     columns, cells = _cells(comparison)
     lower = lower_is_better(comparison)
     best = []
     for j, column in enumerate(columns):
-        values = [row[j]["value"] for row in cells if row[j] and isinstance(row[j]["value"], (int, float))]
+        values = [
+            row[j]["value"]
+            for row in cells
+            if row[j] and isinstance(row[j]["value"], (int, float)) and not isinstance(row[j]["value"], bool)
+        ]
         best.append((min(values) if column in lower else max(values)) if values else None)
+    return best
+
+
+def _is_best(cell: dict[str, Any], best: Any) -> bool:
+    return bool(cell) and best is not None and cell["value"] == best
+
+
+def latex(comparison: Comparison) -> str:
+    """A booktabs table: each cell the value and its 95% interval (small), the best value of each column
+    in bold (highest is best, lowest for turns and the metrics lower is better for); every signature
+    line in the footnote, labelled with the systems it covers."""
+    columns, cells = _cells(comparison)
+    best = best_values(comparison)
     lines = [
         r"\begin{table}[t]",
         r"\centering",
+        r"\small",
         r"\begin{tabular}{l" + "r" * len(columns) + "}",
         r"\toprule",
         "System & " + " & ".join(_latex_escape(_label(c, comparison)) for c in columns) + r" \\",
@@ -199,10 +271,17 @@ def latex(comparison: Comparison) -> str:
         rendered = []
         for j, cell in enumerate(row):
             text = _latex_escape(_text(cell, interval=False))
-            if cell and best[j] is not None and cell["value"] == best[j]:
+            if _is_best(cell, best[j]):
                 text = r"\textbf{" + text + "}"
+            if cell and "ci_low" in cell:
+                text += r" {\scriptsize[" + f"{cell['ci_low']:.1f}, {cell['ci_high']:.1f}" + "]}"
             rendered.append(text)
         lines.append(_latex_escape(name) + " & " + " & ".join(rendered) + r" \\")
+    signatures = signature_lines(comparison)
+    labelled = "; ".join(
+        (f"{_latex_escape(', '.join(systems))}: " if len(signatures) > 1 else "") + _latex_code(line)
+        for line, systems in signatures
+    )
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
@@ -210,37 +289,50 @@ def latex(comparison: Comparison) -> str:
         + _latex_escape(_note(comparison))
         + r".\footnotemark}",
         r"\end{table}",
-        r"\footnotetext{" + r"\texttt{" + _latex_escape(comparison.signature["line"]) + "}}",
+        r"\footnotetext{Signature"
+        + ("s, by the systems each covers" if len(signatures) > 1 else "")
+        + ": "
+        + labelled
+        + "}",
     ]
     return "\n".join(lines)
 
 
+CSV_FIELDS = ["system", "metric", "domain", "value", "ci_low", "ci_high", "p_value"]
+
+
 def csv_text(comparison: Comparison) -> str:
-    """The tidy rows as CSV (system, metric, domain, value, ci_low, ci_high, p_value)."""
+    """The tidy rows as CSV (system, metric, domain, value, ci_low, ci_high, p_value, any other field
+    of the rows, then ``states``: gold or predicted, and ``warnings``: the system's count); each
+    signature line a ``#`` comment naming the systems it covers."""
     out = io.StringIO()
-    out.write(f"# signature: {comparison.signature['line']}\n")
-    writer = csv.DictWriter(out, ["system", "metric", "domain", "value", "ci_low", "ci_high", "p_value"])
+    lines = signature_lines(comparison)
+    for line, systems in lines:
+        out.write(f"# signature{'' if len(lines) == 1 else ' (' + ', '.join(systems) + ')'}: {line}\n")
+    extra = [k for k in dict.fromkeys(k for row in comparison.rows for k in row) if k not in CSV_FIELDS]
+    writer = csv.DictWriter(out, [*CSV_FIELDS, *extra, "states", "warnings"])
     writer.writeheader()
+    gold = gold_states(comparison)
+    counts = {s: len(texts) for s, texts in warnings_of(comparison).items()}
     for row in comparison.rows:
-        writer.writerow(row)
+        states = "gold" if row["system"] in gold else "predicted"
+        writer.writerow({**row, "states": states, "warnings": counts.get(row["system"], 0)})
     return out.getvalue()
 
 
-def html_page(comparison: Comparison, plot_png: bytes | None = None, views: Mapping[str, str] | None = None) -> str:
-    """One self-contained HTML file: a sortable table (click a header), the plot inline; ``views``: a
-    link per interactive run to the page of its sessions (``mwz view``)."""
-    import base64
+_STYLE = (
+    "body{font-family:sans-serif;margin:1.5em;max-width:1240px}"
+    "table{border-collapse:collapse;max-width:100%}"
+    "th,td{padding:.3em .5em;border-bottom:1px solid #ccc;text-align:right;vertical-align:top}"
+    "th{cursor:pointer;background:#f4f4f4;font-size:.85em;max-width:7em}"
+    "td:first-child,th:first-child{text-align:left;max-width:16em}"
+    "td .ci{display:block;white-space:nowrap;font-size:.75em;color:#555}"
+    "td.best .value{font-weight:bold}"
+    "caption{caption-side:bottom;font-size:.8em;color:#555;text-align:left;padding-top:.5em}"
+    "code{word-break:break-all}img{max-width:100%}.warnings{font-size:.85em}"
+)
 
-    columns, cells = _cells(comparison)
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["system", *(_label(c, comparison) for c in columns)])
-    body = []
-    for name, row in zip(_names(comparison), cells):
-        tds = "".join(f'<td data-value="{c.get("value", "")}">{html.escape(_text(c))}</td>' for c in row)
-        body.append(f'<tr><td data-value="{html.escape(name)}">{html.escape(name)}</td>{tds}</tr>')
-    image = ""
-    if plot_png:
-        image = f'<img alt="Inform/Success and BLEU" src="data:image/png;base64,{base64.b64encode(plot_png).decode()}">'
-    script = """
+_SCRIPT = """
 document.querySelectorAll("th").forEach((th, column) => th.addEventListener("click", () => {
   const body = th.closest("table").tBodies[0];
   const rows = Array.from(body.rows);
@@ -250,23 +342,53 @@ document.querySelectorAll("th").forEach((th, column) => th.addEventListener("cli
   rows.sort((a, b) => (key(a) > key(b) ? 1 : key(a) < key(b) ? -1 : 0) * (up ? 1 : -1));
   rows.forEach(r => body.appendChild(r));
 }));"""
-    style = (
-        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "th,td{padding:.3em .8em;border-bottom:1px solid #ccc;text-align:right}"
-        "th{cursor:pointer;background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
-        "caption{caption-side:bottom;font-size:.8em;color:#555;text-align:left;padding-top:.5em}"
-        "caption code{word-break:break-all}"
-    )
+
+
+def _html_cell(cell: dict[str, Any], best: Any) -> str:
+    if not cell:
+        return '<td data-value="">-</td>'
+    interval = ""
+    if "ci_low" in cell:
+        interval = f'<span class="ci">[{cell["ci_low"]:.1f}, {cell["ci_high"]:.1f}]</span>'
+    css = ' class="best"' if _is_best(cell, best) else ""
+    value = html.escape(_text(cell, interval=False))
+    return f'<td{css} data-value="{html.escape(str(cell.get("value", "")))}"><span class="value">{value}</span>{interval}</td>'
+
+
+def html_page(comparison: Comparison, plot_png: bytes | None = None, views: Mapping[str, str] | None = None) -> str:
+    """One self-contained HTML file that fits 1280 px: a sortable table (click a header), each interval
+    on one line under its value, the best value of each column bold, each system's warnings (a count,
+    the list below), the plot inline; ``views``: a link per interactive run to the page of its sessions
+    (``mwz view``)."""
+    import base64
+
+    columns, cells = _cells(comparison)
+    best = best_values(comparison)
+    warned = _has_warnings(comparison)
+    labels = ["system", *(_label(c, comparison) for c in columns), *(["warnings"] if warned else [])]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in labels)
+    body = []
+    for name, row, texts in zip(_names(comparison), cells, warnings_of(comparison).values()):
+        tds = "".join(_html_cell(c, best[j]) for j, c in enumerate(row))
+        if warned:
+            tds += f'<td data-value="{len(texts)}">{len(texts)}</td>'
+        body.append(f'<tr><td data-value="{html.escape(name)}">{html.escape(name)}</td>{tds}</tr>')
+    image = ""
+    if plot_png:
+        image = f'<img alt="Inform/Success and BLEU" src="data:image/png;base64,{base64.b64encode(plot_png).decode()}">'
     labelled = "".join(
         f'<br><span class="signature">signature of {html.escape(", ".join(systems))}: <code>{html.escape(line)}</code></span>'
         for line, systems in signature_lines(comparison)
     )
-    caption = html.escape(_note(comparison)) + labelled
+    caption = "Bold: best value per column. " + html.escape(_note(comparison)) + labelled
+    warnings = "".join(f"<li>{html.escape(line)}</li>" for line in _warning_lines(comparison))
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>mwz compare</title>'
-        f"<style>{style}</style></head><body>\n<h1>MultiWOZ comparison</h1>\n"
+        f"<style>{_STYLE}</style></head><body>\n<h1>MultiWOZ comparison</h1>\n"
         f'<table id="comparison"><caption>{caption}</caption><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>\n{_view_links(views)}{image}\n<script>{script}</script>\n</body></html>\n"
+        f"<tbody>{''.join(body)}</tbody></table>\n"
+        + (f'<ul class="warnings">{warnings}</ul>\n' if warnings else "")
+        + f"{_view_links(views)}{image}\n<script>{_SCRIPT}</script>\n</body></html>\n"
     )
 
 
