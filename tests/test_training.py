@@ -166,7 +166,7 @@ def test_reset_replays_a_session_file(synth22_env, synth22_context, capsys, tmp_
         assert seen == users
         assert terminated or truncated
         assert reward == success[session["id"]] and reward in (0.0, 1.0)
-        assert info["reward_spec"]["spec"] == "success" and "signature" in info
+        assert info["reward_spec"]["spec"] == "success" and "reward=success" in info["signature"]
 
 
 def test_user_environment_scores_the_agent_as_a_user(synth22_env, synth22_context):

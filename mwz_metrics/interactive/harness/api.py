@@ -258,6 +258,8 @@ def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: 
     }
     if system.get("options"):  # what the factory was made with (--system-option)
         line_options["system_options"] = "+".join(f"{k}~{v}" for k, v in sorted(system["options"].items()))
+    if (config.get("environment") or {}).get("reward"):  # a training environment's episode: its reward
+        line_options["reward"] = config["environment"]["reward"]
     if system.get("prompt_sha256"):  # an LLM system: its prompt and tools (the model is in its name)
         line_options["prompt"] = str(system["prompt_sha256"])[:12]
     static_options = ((result.get("static_signature") or {}).get("fields") or {}).get("options") or {}
