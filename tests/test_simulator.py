@@ -410,14 +410,14 @@ def test_a_system_that_never_finds_anything_is_given_up_after_two_tries(env, con
 
 def test_user_turns_fit_where_they_stand_and_name_only_their_values(env, context):
     from mwz_metrics.interactive.diagnostics import realism
-    from mwz_metrics.interactive.language.templates import _BACK_REFERENCES, _REPLY_OPENERS
+    from mwz_metrics.interactive.language.lexicon import BACK_REFERENCES, REPLY_OPENERS
 
     run = api.prepare("oracle-text", goals=200, context=context)
     sessions = api.run_sessions(run, output=None)
     for session in sessions:
         users = [t for t in session["turns"] if t["speaker"] == "user"]
         first = users[0]["text"].lower()
-        assert first.split()[0].strip(",.!") not in _REPLY_OPENERS and not _BACK_REFERENCES.search(first), first
+        assert first.split()[0].strip(",.!") not in REPLY_OPENERS and not BACK_REFERENCES.search(first), first
         for turn in users[1:]:
             assert not turn["text"].lower().startswith(("hi ", "hi,", "hello", "hey")), turn["text"]
         closing = [t for t in users if t.get("acts") and {a[0] for a in t["acts"]} <= {"thank", "bye"}]

@@ -93,3 +93,28 @@ def test_bookings_read_a_session_without_user_acts():
         {"speaker": "system", "acts": [Act("book", "booking", "ref", "AB12CD34").as_list()]},
     ]
     assert bookings({"goal": goal.as_json(), "turns": turns}) == [{"hotel"}]
+
+
+ONE_HOME = {
+    # formerly duplicated definition: a pattern that finds it where it is spelt out
+    "offer domains": r'(?m)^OFFER_DOMAINS\b|\*VENUE_DOMAINS, "train"',
+    "no value": r'"\?", ?"none"|"none", ?"\?"|"", ?"\?"',
+    "informing intents": r'"recommend", "select", "offerbook"',
+    "placeholder -> act slots": r'"value_name": \(',
+    "act slot -> placeholder": r'"name": "value_name"',
+    "ontology placeholder -> act slots": r'"NAME": \("name",\)',
+    "reference numbers": r'sha256\(":"\.join',
+    "taxi cars": r'"black toyota"',
+    "F1": r"2 \* precision \* recall",
+}
+
+
+@pytest.mark.parametrize("fact", ONE_HOME)
+def test_each_fact_of_the_vocabulary_has_one_home(fact):
+    """A second copy drifts: the room spells each of these once, in vocabulary.py."""
+    import re
+    from pathlib import Path
+
+    room = Path(v.__file__).parent
+    homes = {p.relative_to(room).as_posix() for p in room.rglob("*.py") if re.search(ONE_HOME[fact], p.read_text())}
+    assert homes == {"vocabulary.py"}, homes

@@ -2,9 +2,11 @@
 
 Where each role lives (dependencies point down this list, never up):
 
-- ``acts``, ``goals``, ``protocol``, ``chat``: the floor every role stands on (the act vocabulary, the
-  user goals, what a system receives and answers, the chat-endpoint client);
-- ``language/``: templates of MultiWOZ 2.1 validation and the banks that say acts in words;
+- ``acts``, ``vocabulary``, ``goals``, ``protocol``, ``chat``: the floor every role stands on (the acts,
+  the one vocabulary of domains, values, intents and placeholders, the user goals, what a system
+  receives and answers, the chat-endpoint client);
+- ``language/``: templates of MultiWOZ 2.1 validation (extract, lexicon, moments) and the banks that say
+  acts in words;
 - ``user/``: the simulated user, i.e. where it decides what to say next (``user/agenda.py``), what it
   tracks of its goal (``user/tracker.py``) and how it understands a system (``user/reader.py``);
 - ``systems/``: the reference systems and the adapters for a system in a file or behind HTTP;

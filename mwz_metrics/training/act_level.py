@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from mwz_metrics.interactive.acts import Act, parse_acts
-from mwz_metrics.interactive.language.templates import signature
+from mwz_metrics.interactive.language.extract import signature
 from mwz_metrics.interactive.scoring.figures import REQUESTABLE
 from mwz_metrics.interactive.systems.reference import OraclePolicy, OracleState
 from mwz_metrics.interactive.vocabulary import (

@@ -23,7 +23,8 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
-from mwz_metrics.interactive.language.templates import detokenize, user_moment
+from mwz_metrics.interactive.language.extract import detokenize
+from mwz_metrics.interactive.language.moments import user_moment
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.vocabulary import precision_recall_f1
 
@@ -40,7 +41,7 @@ class NextTurn:
     acts: tuple[Act, ...]
     real_text: str
     real_acts: tuple[Act, ...]
-    moment: str = "continue"  # where the real turn stood (:data:`~.templates.MOMENTS`)
+    moment: str = "continue"  # where the real turn stood (:data:`~.moments.MOMENTS`)
 
 
 def oracle_histories(

@@ -5,7 +5,7 @@ the cache or a verified download). What is derived from it is cached on disk lik
 of the static metrics (:mod:`mwz_datasets.derived`), keyed by the zip's checksum and the
 code that derives it:
 
-- from **validation**: user and system templates (:mod:`.templates`) and the system-act
+- from **validation**: user and system templates (:mod:`.language.extract`) and the system-act
   reader's model (:mod:`.reader`);
 - from **test**: each dialogue's goal, its annotated user turns (text and acts), its system turn
   count and booked domains (for the ``replay`` simulator and for scoring).
@@ -31,7 +31,9 @@ _DERIVING = (
     "acts.py",
     "vocabulary.py",
     "goals.py",
-    "language/templates.py",
+    "language/extract.py",
+    "language/lexicon.py",
+    "language/moments.py",
     "user/reader.py",
     "user/linear.py",
     "harness/context.py",
@@ -93,13 +95,13 @@ class InteractiveContext:
     @functools.cached_property
     def validation(self) -> dict[str, Any]:
         """Templates and the reader's model, from 2.1 validation."""
-        from mwz_metrics.interactive.language import templates
+        from mwz_metrics.interactive.language import extract
         from mwz_metrics.interactive.user import reader
 
         def build(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
             return {
-                "user_templates": templates.build_user_bank(dialogues),
-                "system_templates": templates.build_system_bank(dialogues),
+                "user_templates": extract.build_user_bank(dialogues),
+                "system_templates": extract.build_system_bank(dialogues),
                 "reader": reader.train(dialogues).as_json(),
                 "dialogues": len(dialogues),
             }

@@ -277,9 +277,3 @@ class SessionWriter:
         """Close the file."""
         with self._lock:
             self._file.close()
-
-
-def in_goal_order(sessions: list[dict[str, Any]], order: list[str]) -> Iterator[dict[str, Any]]:
-    """Sessions sorted by the position of their goal in ``order`` (unknown ids last, by id)."""
-    position = {key: i for i, key in enumerate(order)}
-    yield from sorted(sessions, key=lambda s: (position.get(s["id"], len(position)), s["id"]))

@@ -1,9 +1,9 @@
 """Saying acts in words: user and system templates of MultiWOZ 2.1 validation, chosen by where a turn stands.
 
 :class:`UserTemplates` says a simulated user's acts with a template of exactly those acts taken
-from a user turn that stood where this one stands (:data:`~.templates.MOMENTS`: the opening turn,
+from a user turn that stood where this one stands (:data:`~.moments.MOMENTS`: the opening turn,
 a turn bringing up a new domain, an answer, any other turn, the closing); a template from another
-moment is used only if it fits this one (:func:`~.templates.fits_moment`), and acts no template
+moment is used only if it fits this one (:func:`~.moments.fits_moment`), and acts no template
 says together are said by groups. :meth:`UserTemplates.weights` tells a simulator which act sets
 the corpus can say at a moment, so that it chooses what to say among them.
 
@@ -15,22 +15,15 @@ turn is about.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import random
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 
 from mwz_metrics.interactive.acts import Act
-from mwz_metrics.interactive.language.templates import (
-    DECLINE,
-    MOMENTS,
-    fits_moment,
-    named_domains,
-    signature,
-    system_marker,
-    user_marker,
-    value_kind,
-)
+from mwz_metrics.interactive.language.extract import signature, system_marker, user_marker
+from mwz_metrics.interactive.language.lexicon import named_domains, value_kind
+from mwz_metrics.interactive.language.moments import DECLINE, MOMENTS, fits_moment
 
 # Where to look when no template of a turn's moment says its acts.
 _BACKOFF = {
@@ -105,26 +98,29 @@ class UserTemplates:
     """User templates by moment and act signature, filled with the goal's values."""
 
     bank: Mapping[str, Mapping[str, list[str]]]
+    # (moment, source moment, signature) -> the templates that fit: filled as the -j worker threads ask,
+    # under the lock (one bank serves every session of a run)
+    _fitting: dict[tuple[str, str, str], list[str]] = dataclasses.field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         unknown = set(self.bank) - set(MOMENTS)
         if unknown:
             raise ValueError(f"unknown moments {sorted(unknown)}; expected {MOMENTS}")
 
-    @functools.cached_property
-    def _fitting(self) -> dict[tuple[str, str, str], list[str]]:
-        return {}
-
     def _candidates(self, key: str, moment: str) -> list[str]:
         """Templates of signature ``key`` that fit ``moment``: its own first, else the first backoff that has some."""
         for source in _BACKOFF[moment]:
             cache_key = (moment, source, key)
-            found = self._fitting.get(cache_key)
-            if found is None:
-                templates = self.bank.get(source, {}).get(key, [])
-                domains = {part.split("|")[1] for part in key.split(";")}
-                found = templates if source == moment else [t for t in templates if fits_moment(t, moment, domains)]
-                self._fitting[cache_key] = found
+            with self._lock:
+                found = self._fitting.get(cache_key)
+                if found is None:
+                    templates = self.bank.get(source, {}).get(key, [])
+                    domains = {part.split("|")[1] for part in key.split(";")}
+                    found = templates if source == moment else [t for t in templates if fits_moment(t, moment, domains)]
+                    self._fitting[cache_key] = found
             if found:
                 return found
         return []
@@ -205,18 +201,18 @@ class SystemTemplates:
     """System templates by act signature, with mwzeval's ``[value_*]`` placeholders for values."""
 
     templates: Mapping[str, list[str]]
+    # Read by the -j worker threads: the parsed signatures and the domains each template names are computed
+    # once here; the candidates of a part are filled as the threads ask, under the lock.
+    _parsed: list[tuple[str, frozenset[tuple[str, str, str, str]]]] = dataclasses.field(
+        init=False, repr=False, compare=False
+    )
+    _named: dict[str, list[frozenset[str]]] = dataclasses.field(init=False, repr=False, compare=False)
+    _choices: dict[tuple, list] = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
-    @functools.cached_property
-    def _parsed(self) -> list[tuple[str, frozenset[tuple[str, str, str, str]]]]:
-        return [(key, frozenset(tuple(part.split("|")) for part in key.split(";"))) for key in self.templates]  # type: ignore[misc]
-
-    @functools.cached_property
-    def _named(self) -> dict[str, list[frozenset[str]]]:
-        return {key: [frozenset(named_domains(t)) for t in found] for key, found in self.templates.items()}
-
-    @functools.cached_property
-    def _choices(self) -> dict[tuple, list]:
-        return {}
+    def __post_init__(self) -> None:
+        self._parsed = [(key, frozenset(tuple(part.split("|")) for part in key.split(";"))) for key in self.templates]  # type: ignore[misc]
+        self._named = {key: [frozenset(named_domains(t)) for t in found] for key, found in self.templates.items()}
 
     def candidates(
         self,
@@ -232,18 +228,19 @@ class SystemTemplates:
         intents, allowed, required = frozenset(intents), frozenset(allowed), frozenset(required)
         topic = frozenset({about or domain} - {"general", "booking"})
         key = (intents, domain, allowed, required, topic, asks)
-        candidates = self._choices.get(key)
-        if candidates is None:
-            candidates = []
-            for name, parts in self._parsed:
-                if not all(p[0] in intents and p[1] == domain and p[2] in allowed for p in parts):
-                    continue
-                if not required <= {p[2] for p in parts if (p[3] == "value" and not asks) or p[0] == "request"}:
-                    continue
-                texts = self.texts(name, topic)
-                if texts:
-                    candidates.append((sorted(parts), texts))
-            self._choices[key] = candidates
+        with self._lock:
+            candidates = self._choices.get(key)
+            if candidates is None:
+                candidates = []
+                for name, parts in self._parsed:
+                    if not all(p[0] in intents and p[1] == domain and p[2] in allowed for p in parts):
+                        continue
+                    if not required <= {p[2] for p in parts if (p[3] == "value" and not asks) or p[0] == "request"}:
+                        continue
+                    texts = self.texts(name, topic)
+                    if texts:
+                        candidates.append((sorted(parts), texts))
+                self._choices[key] = candidates
         return candidates
 
     def texts(self, key: str, topic: Iterable[str]) -> list[str]:

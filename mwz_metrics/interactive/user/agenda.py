@@ -15,7 +15,7 @@ is done or given up it thanks the system and says goodbye. It reacts to the syst
 It reads the system's ``acts`` when sent, else its text through the system-act reader
 (:mod:`..reader`). What it cannot get after ``patience`` tries (an offer, a booking, an
 attribute) it gives up, so that no session loops. The user's language comes from templates of
-MultiWOZ 2.1 validation user turns (:mod:`..templates`), filled with the goal's values.
+MultiWOZ 2.1 validation user turns (:mod:`..language`), filled with the goal's values.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 from mwz_metrics.interactive.acts import Act
 from mwz_metrics.interactive.goals import UserGoal, taxi_endpoints
 from mwz_metrics.interactive.language.banks import UserTemplates
-from mwz_metrics.interactive.language.templates import DECLINE, asks
+from mwz_metrics.interactive.language.moments import DECLINE, asks
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
 from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
