@@ -156,3 +156,62 @@ class HostileSystem:
 
     def _deep(self, handler: Any, good: dict[str, Any]) -> None:
         self._send(handler, b"[" * 100_000 + b"]" * 100_000)
+
+
+class HostileChat:
+    """An OpenAI-compatible chat endpoint on 127.0.0.1 answering as ``reply(body, path)`` says: a
+    ``(status, headers, body bytes)``; every request's path, ``Authorization`` header and body kept
+    in ``requests`` (a context manager, stopped after ``lifetime`` seconds at most)."""
+
+    def __init__(
+        self, reply: Callable[[dict[str, Any], str], tuple[int, dict[str, str], bytes]], *, lifetime: float = 300.0
+    ):
+        self.requests: list[dict[str, Any]] = []
+        chat = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (the http.server name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                chat.requests.append(
+                    {"path": self.path, "authorization": self.headers.get("Authorization"), "body": body}
+                )
+                status, headers, data = reply(body, self.path)
+                if status == 0:  # hang until the client gives up (10 s at most)
+                    self.connection.settimeout(10)
+                    try:
+                        self.connection.recv(1)
+                    except OSError:
+                        pass
+                    return
+                self.send_response(status)
+                for name, value in {"Content-Type": "application/json", **headers}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.handle_error = lambda request, address: None  # type: ignore[method-assign]
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.lifetime = lifetime
+
+    __enter__ = HostileSystem.__enter__  # type: ignore[assignment]
+    __exit__ = HostileSystem.__exit__
+
+
+def completion(message: dict[str, Any], usage: dict[str, int] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """A chat completion answering ``message`` (with ``usage``, if given)."""
+    data: dict[str, Any] = {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    if usage:
+        data["usage"] = usage
+    return 200, {}, json.dumps(data).encode()
+
+
+def tool_call(name: str, arguments: Any, index: int = 0) -> dict[str, Any]:
+    """One tool call (``arguments`` JSON-encoded where it is not text already)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": text}}

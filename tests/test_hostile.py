@@ -8,10 +8,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-from hostile_system import HostileSystem
+from hostile_system import HostileChat, HostileSystem, completion, tool_call
 
 from mwz_metrics.interactive.harness import sessions as session_files
 
@@ -157,3 +158,127 @@ def test_resume_retry_failed_runs_again_what_infrastructure_ended(env, tmp_path)
     assert len(found.sessions) == 4 and found.duplicates == 0
     assert found.resumptions[-1]["run_again"] == 4 and found.resumptions[-1]["jobs"] == 2
     assert found.resumptions[-1]["settings"] == {"system.timeout": 5.0, "system.retries": 1}
+
+
+# -- the llm system, the llm simulator and their endpoint ----------------------------------------
+
+
+def llm(endpoint: str, out: Path, *args: object, goals: int = 2, **options) -> subprocess.CompletedProcess:
+    """``mwz interact --system llm`` against ``endpoint``."""
+    return mwz(
+        "interact", "--system", "llm", "--endpoint", endpoint, "--model", "stub", "--goals", goals,
+        "-o", out, *FAST, *args, **options,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        (401, {}, b'{"error": "invalid api key"}'),
+        (200, {"Content-Type": "text/event-stream"}, b'data: {"choices": []}\n\ndata: [DONE]\n\n'),
+        (200, {}, b'{"choices": []}'),
+    ],
+    ids=["401", "streaming-only", "no-choices"],
+)
+def test_an_endpoint_that_never_answers_gives_the_summary(env, tmp_path, answer):
+    with HostileChat(lambda body, path: answer) as chat:
+        ran = llm(chat.endpoint, tmp_path / "s.jsonl")
+    assert ran.returncode == 0, ran.stderr
+    assert "end reasons: system_error 2" in ran.stdout and "every session failed" in ran.stdout
+    assert ("http_401" if answer[0] == 401 else "malformed") in ran.stdout  # the system failures line
+
+
+def test_the_key_never_leaves_the_endpoints_origin_nor_reaches_a_file(env, tmp_path):
+    key = "sk-test-do-not-leak-4242"
+    words = completion({"role": "assistant", "content": "Hello, how can I help?"})
+    with HostileChat(lambda body, path: words) as elsewhere:
+        target = elsewhere.endpoint + "/chat/completions"
+        with HostileChat(lambda body, path: (307, {"Location": target}, b"")) as temporary:
+            followed = llm(
+                temporary.endpoint,
+                tmp_path / "307.jsonl",
+                "--result",
+                tmp_path / "r.json",
+                env={**os.environ, "MWZ_LLM_API_KEY": key},
+            )
+        with HostileChat(lambda body, path: (302, {"Location": target}, b"")) as found:
+            refused = llm(found.endpoint, tmp_path / "302.jsonl", env={**os.environ, "MWZ_LLM_API_KEY": key})
+    assert followed.returncode == 0 and refused.returncode == 0, (followed.stderr, refused.stderr)
+    assert {r["authorization"] for r in temporary.requests} == {f"Bearer {key}"}
+    assert {r["authorization"] for r in found.requests} == {f"Bearer {key}"}
+    assert elsewhere.requests and {r["authorization"] for r in elsewhere.requests} == {None}
+    assert len(elsewhere.requests) == len(temporary.requests)  # every 307 followed, the 302s never
+    assert "end reasons: system_error 2" in refused.stdout and "http_302" in refused.stdout
+    for written in tmp_path.iterdir():
+        assert key not in written.read_text(encoding="utf-8", errors="replace"), written
+
+
+def _tools_every_round(body: dict, path: str):
+    if body.get("tool_choice") == "none":  # still a tool call: the model never says a word
+        return completion(
+            {"role": "assistant", "content": None, "tool_calls": [tool_call("find_venues", {"domain": "hotel"})]}
+        )
+    return completion(
+        {"role": "assistant", "content": None, "tool_calls": [tool_call("find_venues", {"domain": "hotel"})]}
+    )
+
+
+def _bad_shapes(body: dict, path: str):
+    """Round by round since the user's last message: a string, one call as an object with constraints
+    as a list, a null constraint beside a good one, a number, then words."""
+    since = len(body["messages"]) - max(i for i, m in enumerate(body["messages"]) if m["role"] == "user") - 1
+    usage = {"prompt_tokens": 100, "completion_tokens": 7}
+    rounds = [
+        "find_venues(hotel)",
+        {"id": "x", "function": {"name": "find_venues", "arguments": {"domain": "hotel", "constraints": ["cheap"]}}},
+        [tool_call("find_venues", {"domain": "restaurant", "constraints": {"area": None, "food": "chinese"}})],
+        [tool_call("book", {"domain": "restaurant", "name": 7, "people": {"n": 2}})],
+    ]
+    calls = [m for m in body["messages"][-since:] if m["role"] == "assistant"] if since else []
+    if len(calls) < len(rounds):
+        return completion({"role": "assistant", "content": None, "tool_calls": rounds[len(calls)]}, usage)
+    return completion({"role": "assistant", "content": "Charlie chan serves chinese food."}, usage)
+
+
+def test_the_llm_systems_tool_loop_answers_in_words_or_ends_the_session(env, tmp_path):
+    with HostileChat(_tools_every_round) as chat:
+        looping = llm(chat.endpoint, tmp_path / "loop.jsonl", "--json", goals=1)
+    assert looping.returncode == 0, looping.stderr
+    assert json.loads(looping.stdout)["end_reasons"] == {"malformed_response": 1}
+    assert [r["body"].get("tool_choice") for r in chat.requests] == [None] * 4 + ["none"]
+    _, stored = session_files.read(tmp_path / "loop.jsonl")
+    assert not [t for t in stored[0]["turns"] if t["speaker"] == "system"]  # no tool output as a reply
+    with HostileChat(_bad_shapes) as chat:
+        shaped = llm(
+            chat.endpoint, tmp_path / "shapes.jsonl", "--json", "--result", tmp_path / "r.json", "--price", "1,2",
+            "--max-turns", 1, goals=1,
+        )  # fmt: skip
+    assert shaped.returncode == 0, shaped.stderr
+    result = json.loads(shaped.stdout)
+    assert result["end_reasons"] == {"max_turns": 1}
+    tool_answers = [json.loads(m["content"]) for m in chat.requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert [("error" in answer) for answer in tool_answers] == [True, True, False, True]
+    assert "must be a list" in tool_answers[0]["error"] and "constraints must be an object" in tool_answers[1]["error"]
+    assert "must be text" in tool_answers[3]["error"]
+    _, stored = session_files.read(tmp_path / "shapes.jsonl")
+    system_turn = next(t for t in stored[0]["turns"] if t["speaker"] == "system")
+    assert system_turn["text"] == "Charlie chan serves chinese food."
+    assert system_turn["state"] == {"restaurant": {"food": "chinese"}}  # the null constraint is no "None"
+    assert stored[0]["system_report"]["tokens"] == {"prompt": 500, "completion": 35}  # five requests
+    assert result["tokens"] == {"system": {"prompt": 500, "completion": 35}}
+    assert result["cost"]["total"] == pytest.approx((500 * 1 + 35 * 2) / 1e6)
+    assert json.loads((tmp_path / "r.json").read_text())["tokens"] == result["tokens"]
+
+
+def test_the_llm_simulator_keeps_to_timeout_and_retries(env, tmp_path):
+    with HostileChat(lambda body, path: (0, {}, b"")) as chat:  # never answers
+        started = time.monotonic()
+        ran = mwz(
+            "interact", "--system", "echo", "--simulator", "llm", "--endpoint", chat.endpoint, "--model", "stub",
+            "--goals", 2, "-o", tmp_path / "s.jsonl", *FAST, "--timeout", 1, "--retries", 1, "--json",
+        )  # fmt: skip
+        took = time.monotonic() - started
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["end_reasons"] == {"simulator_error": 2}
+    assert len(chat.requests) == 4  # two tries a session
+    assert took < 20  # two sessions of two one-second tries (the defaults: 60 s, three tries each)

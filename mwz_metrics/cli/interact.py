@@ -115,6 +115,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help="also write the sessions as mwzeval predictions (JSON; each turn carries the rest of its session "
         'under "mwz", so that mwz evaluate scores the file as these sessions)',
     )
+    parser.add_argument(
+        "--price",
+        metavar="PROMPT[,COMPLETION]",
+        help="an LLM's price per million tokens (prompt, completion; one number for both): adds the run's cost",
+    )
     parser.add_argument("--result", help="write the full result as JSON")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
@@ -157,6 +162,23 @@ def _system_options(args: argparse.Namespace) -> dict[str, str]:
 def _default_output(args: argparse.Namespace) -> str:
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.system.rsplit("/", 1)[-1].removesuffix(".json"))
     return f"mwz-interact-{args.simulator}-{name}.jsonl"
+
+
+def cost(tokens: dict[str, dict[str, int]], price: str) -> dict[str, float]:
+    """What the tokens cost at ``price`` (``PROMPT[,COMPLETION]`` per million tokens), both sides together."""
+    from mwz_metrics.inputs import InputError
+
+    try:
+        parts = [float(p) for p in price.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) not in (1, 2) or any(p < 0 for p in parts):
+        raise InputError(f"--price {price!r}: give PROMPT[,COMPLETION], prices per million tokens")
+    per_prompt, per_completion = parts[0], parts[-1]
+    prompt = sum(t.get("prompt", 0) for t in tokens.values())
+    completion = sum(t.get("completion", 0) for t in tokens.values())
+    total = (prompt * per_prompt + completion * per_completion) / 1e6
+    return {"prompt_per_million": per_prompt, "completion_per_million": per_completion, "total": total}
 
 
 def _cell(value: Any, interval: Any, digits: int = 1, resampled: bool = True) -> str:
@@ -210,6 +232,13 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         lines.append(f"inform/success by domain: {domains}")
     for name, reason in (result.get("not_scored") or {}).items():
         lines.append(f"{name:20}{'n/a':>8}  ({reason})")
+    for side, tokens in (result.get("tokens") or {}).items():
+        lines.append(f"tokens ({side}): {tokens['prompt']} prompt, {tokens['completion']} completion")
+    if result.get("cost"):
+        cost = result["cost"]
+        lines.append(
+            f"cost: {cost['total']:.4f} at {cost['prompt_per_million']:g}/{cost['completion_per_million']:g} per million tokens"
+        )
     lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in result["end_reasons"].items()))
     if result["end_reasons"] and set(result["end_reasons"]) <= FAILED_ENDS:
         lines.append("every session failed: the figures above measure no dialogue (see the end reasons)")
@@ -280,6 +309,8 @@ def _score_and_report(args: argparse.Namespace, output: str, config: dict, sessi
         delexicalize=args.delexicalize,
     )
     result["session_file"] = output
+    if args.price:
+        result["cost"] = cost(result.get("tokens") or {}, args.price)
     _report(args, result, config, sessions, output)
 
 

@@ -147,6 +147,9 @@ def score_sessions(
         result["success_by_domain"] = static["success"]["success"]
         result["exact"] = static["success"]["exact"]
     result["system_failures"] = _system_failures(sessions)
+    tokens = _tokens(sessions)
+    if tokens:  # an LLM system or simulator: what the endpoint reported it spent
+        result["tokens"] = tokens
     result["per_session"] = per_session
     result["static_signature"] = static["signature"]
     result["warnings"] = static.get("warnings", [])
@@ -166,6 +169,7 @@ def _session_figures(session: Mapping[str, Any], outcomes: Mapping[str, Any]) ->
         "end": session["end"]["reason"],
         **act_figures(session, outcome["inform"]),
         "domains": _domain_outcomes(session, outcome),
+        **({"tokens": _session_tokens(session)} if _session_tokens(session) else {}),
     }
 
 
@@ -264,3 +268,23 @@ def _system_failures(sessions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         for kind, count in (report.get("failures") or {}).items():
             total[kind] += int(count)
     return {k: v for k, v in total.items() if v}
+
+
+def _session_tokens(session: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """The prompt and completion tokens an LLM system (``system_report``) and an LLM simulator
+    (``details``) reported in one session, by side."""
+    out = {}
+    for side, part in (("system", session.get("system_report")), ("simulator", session.get("details"))):
+        tokens = part.get("tokens") if isinstance(part, Mapping) else None
+        if isinstance(tokens, Mapping) and tokens:
+            out[side] = {k: int(v) for k, v in tokens.items()}
+    return out
+
+
+def _tokens(sessions: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """:func:`_session_tokens` summed over sessions."""
+    total: dict[str, Counter[str]] = {}
+    for session in sessions:
+        for side, tokens in _session_tokens(session).items():
+            total.setdefault(side, Counter()).update(tokens)
+    return {side: {"prompt": c["prompt"], "completion": c["completion"]} for side, c in total.items()}

@@ -126,6 +126,7 @@ class _Dialogue:
         self.domains: list[str] = []
         self.users = 0  # user turns already in the messages
         self.failures: dict[str, int] = {}  # the endpoint's retries and failures in this session
+        self.tokens: dict[str, int] = {}  # prompt and completion tokens the endpoint reported
 
 
 class LlmSystem:
@@ -175,11 +176,13 @@ class LlmSystem:
         }
 
     def report(self, dialogue_id: str) -> dict[str, Any]:
-        """The endpoint's retries and failures in the session; the session (its messages) then forgotten."""
+        """The endpoint's retries and failures in the session and the tokens it reported; the session
+        (its messages) then forgotten."""
         with self._lock:
             dialogue = self._dialogues.pop(dialogue_id, None)
         counts = dict(dialogue.failures) if dialogue is not None else {}
-        return {"retries": counts.pop("retry", 0), "failures": counts}
+        tokens = dict(dialogue.tokens) if dialogue is not None else {}
+        return {"retries": counts.pop("retry", 0), "failures": counts, "tokens": tokens}
 
     def _dialogue(self, dialogue_id: str, turn: int) -> _Dialogue:
         with self._lock:
@@ -200,57 +203,81 @@ class LlmSystem:
         text = self._answer(dialogue, dialogue_id)
         return {"response": text, "state": _copy(dialogue.state), "active_domains": dialogue.domains[-1:]}
 
+    def _ask(self, dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
+        try:
+            return self.client.message(
+                dialogue.messages, note=dialogue.note, tokens=dialogue.tokens, **self.parameters, **extra
+            )
+        except ChatError as error:
+            raise SessionEnd("system_timeout" if error.reason == "timeout" else "system_error", str(error)) from None
+
     def _answer(self, dialogue: _Dialogue, dialogue_id: str) -> str:
-        for _round in range(self.max_tool_rounds + 1):
-            try:
-                message = self.client.message(dialogue.messages, note=dialogue.note, **self.parameters)
-            except ChatError as error:
-                raise SessionEnd(
-                    "system_timeout" if error.reason == "timeout" else "system_error", str(error)
-                ) from None
-            calls = message.get("tool_calls") or []
-            said: dict[str, Any] = {
-                "role": "assistant",
-                "content": message.get("content") or ("" if not calls else None),
-            }
-            if calls:
-                said["tool_calls"] = calls
-            dialogue.messages.append(said)
+        """The model's words after at most ``max_tool_rounds`` rounds of tool calls. A model still calling
+        tools then is asked once more with ``tool_choice: none``; words or the session ends
+        (``malformed_response``): a tool's output is never the reply."""
+        for _round in range(self.max_tool_rounds):
+            message = self._ask(dialogue)
+            calls = _well_formed_calls(message.get("tool_calls"))
             if not calls:
-                return str(message.get("content") or "")
-            for call in calls:
-                result = self._call(call, dialogue, dialogue_id)
-                dialogue.messages.append(
-                    {"role": "tool", "tool_call_id": call.get("id", ""), "content": json.dumps(result)}
-                )
-        return str(dialogue.messages[-1].get("content") or "")
+                return self._said(dialogue, message)
+            dialogue.messages.append(
+                {"role": "assistant", "content": _text(message.get("content")), "tool_calls": calls}
+            )
+            for call, problem in zip(calls, _problems(message.get("tool_calls"), len(calls))):
+                result = {"error": problem} if problem else self._call(call, dialogue, dialogue_id)
+                dialogue.messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
+        message = self._ask(dialogue, tool_choice="none")
+        if _well_formed_calls(message.get("tool_calls")) or not _text(message.get("content")):
+            raise SessionEnd(
+                "malformed_response",
+                f"the model answered with tool calls only, {self.max_tool_rounds} rounds and once more without tools",
+            )
+        return self._said(dialogue, message)
+
+    @staticmethod
+    def _said(dialogue: _Dialogue, message: Mapping[str, Any]) -> str:
+        text = _text(message.get("content"))
+        dialogue.messages.append({"role": "assistant", "content": text})
+        return text
 
     def _call(self, call: Mapping[str, Any], dialogue: _Dialogue, dialogue_id: str) -> dict[str, Any]:
-        """Run one tool call; the state takes what it asked for."""
-        function = call.get("function") or {}
+        """Run one (well-formed) tool call; the state takes what it asked for. A call the tools cannot
+        take is answered with an error the model reads."""
+        function = call["function"]
+        raw = function["arguments"]
         try:
-            arguments = json.loads(function.get("arguments") or "{}")
-        except (TypeError, ValueError):
+            arguments = json.loads(raw or "{}")
+        except ValueError:
             return {"error": "the arguments are not JSON"}
         if not isinstance(arguments, dict):
             return {"error": "the arguments are not an object"}
-        domain = str(arguments.get("domain", "")).lower()
-        if function.get("name") == "find_venues":
-            return self._find(domain, arguments.get("constraints") or {}, dialogue)
-        if function.get("name") == "book":
-            return self._book(domain, arguments, dialogue, dialogue_id)
-        return {"error": f"no tool {function.get('name')!r}"}
+        domain = arguments.get("domain", "")
+        if not isinstance(domain, str):
+            return {"error": "domain must be text"}
+        domain = domain.lower()
+        if function["name"] == "find_venues":
+            constraints = arguments.get("constraints")
+            if constraints is None:
+                constraints = {}
+            if not isinstance(constraints, dict):
+                return {"error": "constraints must be an object of slot -> text"}
+            given, problem = _texts(constraints, "constraint")
+            return {"error": problem} if problem else self._find(domain, given, dialogue)
+        if function["name"] == "book":
+            details, problem = _texts({k: v for k, v in arguments.items() if k != "domain"}, "argument")
+            return {"error": problem} if problem else self._book(domain, details, dialogue, dialogue_id)
+        return {"error": f"no tool {function['name']!r} (the tools: find_venues, book)"}
 
-    def _find(self, domain: str, constraints: Mapping[str, Any], dialogue: _Dialogue) -> dict[str, Any]:
+    def _find(self, domain: str, constraints: Mapping[str, str], dialogue: _Dialogue) -> dict[str, Any]:
         if domain not in _DOMAINS:
             return {"error": f"no domain {domain!r}"}
         _note(dialogue, domain)
         if domain in SERVICE_VENUES:
             return {"count": 1, "venues": [SERVICE_VENUES[domain]]}
-        given = {str(k): str(v) for k, v in dict(constraints).items() if str(v).strip().lower() not in NO_CONSTRAINT}
+        given = {k: v for k, v in constraints.items() if v.strip().lower() not in NO_CONSTRAINT}
         slots = dialogue.state.setdefault(domain, {})
-        for key, value in dict(constraints).items():
-            slots[_STATE_NAMES.get(str(key), str(key).lower())] = str(value)
+        for key, value in constraints.items():
+            slots[_STATE_NAMES.get(key, key.lower())] = value
         rows = self.db.rows(domain, self.db.query(domain, {column_name(k): v for k, v in given.items()}))
         if domain == "train" and "arriveBy" in given:  # the latest to arrive in time, else the earliest to leave
             rows.sort(key=lambda r: r.get("arriveBy", ""), reverse=True)
@@ -259,8 +286,8 @@ class LlmSystem:
         shown = [{k: row[k] for k in _SHOWN if k in row} for row in rows[:3]]
         return {"count": len(rows), "venues": shown}
 
-    def _book(self, domain: str, arguments: Mapping[str, Any], dialogue: _Dialogue, dialogue_id: str) -> dict[str, Any]:
-        details = {k: str(v) for k, v in arguments.items() if k != "domain" and str(v).strip()}
+    def _book(self, domain: str, arguments: Mapping[str, str], dialogue: _Dialogue, dialogue_id: str) -> dict[str, Any]:
+        details = {k: v for k, v in arguments.items() if v.strip()}
         if domain == "taxi":
             _note(dialogue, "taxi")
             slots = dialogue.state.setdefault("taxi", {})
@@ -279,6 +306,72 @@ class LlmSystem:
         if domain != "train":
             slots["name"] = name.lower()
         return {"booked": True, "reference": multiwoz_reference(dialogue_id, domain, *sorted(details.values()))}
+
+
+def _text(content: Any) -> str:
+    """A message's words (an endpoint may send none, or parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: their text
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping)).strip()
+    return ""
+
+
+def _well_formed_calls(calls: Any) -> list[dict[str, Any]]:
+    """The model's tool calls as the endpoint must see them again: a list of
+    ``{"id", "type": "function", "function": {"name", "arguments"}}``, whatever shape they came in
+    (one call as an object, a string, arguments as an object); :func:`_problems` says what was wrong."""
+    if not calls:
+        return []
+    items = calls if isinstance(calls, list) else [calls]
+    out = []
+    for index, item in enumerate(items):
+        call: Mapping[str, Any] = item if isinstance(item, Mapping) else {}
+        function: Mapping[str, Any] = call["function"] if isinstance(call.get("function"), Mapping) else {}
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments) if isinstance(arguments, (dict, list)) else ""
+        name = function.get("name")
+        out.append(
+            {
+                "id": str(call.get("id") or f"call_{index}"),
+                "type": "function",
+                "function": {"name": name if isinstance(name, str) else "", "arguments": arguments},
+            }
+        )
+    return out
+
+
+def _problems(calls: Any, count: int) -> list[str]:
+    """Per call, why the tools cannot take it ('' where they can)."""
+    if isinstance(calls, Mapping):  # one call, not in a list: taken as it is
+        calls = [calls]
+    if not isinstance(calls, list):
+        return ["tool_calls must be a list of calls"] * count
+    problems = []
+    for item in calls:
+        function = item.get("function") if isinstance(item, Mapping) else None
+        if not isinstance(item, Mapping):
+            problems.append("a tool call must be an object with a function")
+        elif not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            problems.append("a tool call's function must be an object with a name")
+        elif function.get("arguments") is not None and not isinstance(function.get("arguments"), (str, dict)):
+            problems.append("a tool call's arguments must be a JSON object")
+        else:
+            problems.append("")
+    return problems
+
+
+def _texts(values: Mapping[Any, Any], what: str) -> tuple[dict[str, str], str]:
+    """Slot -> text (numbers written as text, a null left out), or the problem with a value of another type."""
+    out = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return {}, f"{what} {key!r} must be text, not {type(value).__name__}"
+        out[str(key)] = str(value)
+    return out, ""
 
 
 def _note(dialogue: _Dialogue, domain: str) -> None:

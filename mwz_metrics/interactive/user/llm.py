@@ -73,13 +73,14 @@ class LLMUser(TrackedUser, UserSimulator):
         self.parameters = {"temperature": temperature, "max_tokens": max_tokens, "seed": self.seed}
         # a no-offer with no alternative left ends a domain; no acts: a booking goal counts as asked for
         self.tracker = GoalTracker(goal, patience=1, booking_requested=True)
+        self.tokens: dict[str, int] = {}  # prompt and completion tokens the endpoint reported
         self.messages: list[dict[str, str]] = [
             {"role": "system", "content": system_prompt(goal)},
             {"role": "user", "content": "(The assistant is waiting. Start the conversation.)"},
         ]
 
     def _turn(self) -> UserTurn:
-        reply = self.client.complete(self.messages, **self.parameters).strip()
+        reply = self.client.complete(self.messages, tokens=self.tokens, **self.parameters).strip()
         self.messages.append({"role": "assistant", "content": reply})
         final = END_MARK in reply
         text = " ".join(reply.replace(END_MARK, " ").split())
@@ -117,6 +118,10 @@ class LLMUser(TrackedUser, UserSimulator):
     def next_turn(self) -> UserTurn:
         """The model's next message."""
         return self._turn()
+
+    def details(self) -> dict[str, object]:
+        """The tracker's details and the tokens the endpoint reported for this user."""
+        return {**super().details(), "tokens": dict(self.tokens)}
 
 
 class LLMFactory(SimulatorFactory):
