@@ -33,3 +33,5 @@ def read_json(path: str | os.PathLike, what: str = "input") -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to read (arrays or objects within each other)") from None

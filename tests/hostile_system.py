@@ -45,7 +45,7 @@ class HostileSystem:
         *,
         lifetime: float = 300.0,
     ) -> None:
-        self.requests: list[tuple[str, int, str]] = []  # (dialogue, turn, behaviour)
+        self.requests: list[tuple[str, int, str, float]] = []  # (dialogue, turn, behaviour, time.monotonic())
         self.lock = threading.Lock()
         hostile = self
 
@@ -59,7 +59,7 @@ class HostileSystem:
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 behaviour = plan(request)
                 with hostile.lock:
-                    hostile.requests.append((request["dialogue_id"], request["turn"], behaviour))
+                    hostile.requests.append((request["dialogue_id"], request["turn"], behaviour, time.monotonic()))
                 good = (answer or (lambda r: POLITE))(request)
                 getattr(hostile, "_" + behaviour)(self, good)
 
@@ -215,3 +215,61 @@ def tool_call(name: str, arguments: Any, index: int = 0) -> dict[str, Any]:
     """One tool call (``arguments`` JSON-encoded where it is not text already)."""
     text = arguments if isinstance(arguments, str) else json.dumps(arguments)
     return {"id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": text}}
+
+
+BAD = (
+    "surrogate",
+    "separators",
+    "escapes",
+    "drip",
+    "hang",
+    "huge",
+    "long",
+    "not_json",
+    "list",
+    "deep",
+    "cut",
+    "status_500",
+)
+# How a session ends after each bad answer (None: it goes on); cut and status_500 are bad on a turn's first try only.
+ENDS = {
+    "surrogate": None,
+    "separators": None,
+    "escapes": None,
+    "drip": "system_timeout",
+    "hang": "system_timeout",
+    "huge": "malformed_response",
+    "long": "malformed_response",
+    "not_json": "malformed_response",
+    "list": "malformed_response",
+    "deep": "malformed_response",
+    "cut": None,
+    "status_500": None,
+}
+
+
+class MixedPlan:
+    """One system turn in eight misbehaves, the bad answers of :data:`BAD` in turn, chosen by a hash of
+    dialogue and turn (so a rerun gets the same answers); ``cut`` and ``status_500`` on a turn's first
+    try only (the retry passes)."""
+
+    def __init__(self) -> None:
+        self.tries: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def bad(dialogue_id: str, turn: int) -> str | None:
+        """The bad answer of a turn (None: a good one)."""
+        import hashlib
+
+        digest = int(hashlib.sha256(f"{dialogue_id}:{turn}".encode()).hexdigest(), 16)
+        return None if digest % 8 else BAD[(digest // 8) % len(BAD)]
+
+    def __call__(self, request: dict[str, Any]) -> str:
+        key = f"{request['dialogue_id']}:{request['turn']}"
+        with self.lock:
+            self.tries[key] = attempt = self.tries.get(key, 0) + 1
+        bad = self.bad(request["dialogue_id"], request["turn"])
+        if bad is None or (bad in ("cut", "status_500") and attempt > 1):
+            return "ok"
+        return bad

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_system import HostileChat, HostileSystem, completion, tool_call
+from hostile_system import ENDS, HostileChat, HostileSystem, MixedPlan, completion, tool_call
 
 from mwz_metrics.interactive.harness import sessions as session_files
 
@@ -282,3 +282,158 @@ def test_the_llm_simulator_keeps_to_timeout_and_retries(env, tmp_path):
     assert json.loads(ran.stdout)["end_reasons"] == {"simulator_error": 2}
     assert len(chat.requests) == 4  # two tries a session
     assert took < 20  # two sessions of two one-second tries (the defaults: 60 s, three tries each)
+
+
+# -- time: a deadline per request, an interrupt at once --------------------------------------------
+
+
+def test_a_dripping_system_is_bounded_by_the_timeout(env, tmp_path):
+    with HostileSystem(on_turn("drip", 0)) as system:  # the answer, a byte every 0.5 s: 20 s and more
+        ran = mwz("interact", "--system", system.url, "--goals", 2, "-j", 2, "-o", tmp_path / "s.jsonl", *FAST,
+                  "--timeout", 2, "--retries", 1, "--json")  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads(ran.stdout)
+    assert result["end_reasons"] == {"system_timeout": 2}
+    assert result["system_failures"] == {"retries": 2, "timeout": 4}
+    for dialogue in {r[0] for r in system.requests}:
+        first, second = [r[3] for r in system.requests if r[0] == dialogue]
+        assert 2.0 <= second - first < 2.0 + 0.5 + 1.0  # the first try ended at its deadline, then the back-off
+
+
+def _sigint_as_a_terminal_sends_it() -> None:
+    """A child that inherited an ignored or blocked SIGINT would never see the interrupt."""
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_one_ctrl_c_ends_the_run_at_once_and_resume_completes_it(env, tmp_path):
+    import signal
+
+    out = tmp_path / "s.jsonl"
+    answered: set[str] = set()
+
+    def plan(request):  # three sessions run through, every other one hangs on its first turn
+        if len(answered) < 3 or request["dialogue_id"] in answered:
+            answered.add(request["dialogue_id"])
+            return "ok"
+        return "hang"
+
+    command = [MWZ, "-q", "interact", "--goals", 8, "-j", 4, "-o", out, *FAST, "--timeout", 30]
+    with HostileSystem(lambda request: plan(request)) as system:
+        process = subprocess.Popen(
+            [*map(str, command), "--system", system.url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_sigint_as_a_terminal_sends_it,  # noqa: PLW1509 (a test's child, no threads started)
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or out.read_bytes().count(b"\n") < 4):
+            time.sleep(0.05)
+        time.sleep(0.3)  # the hanging sessions are in flight
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+        took = time.monotonic() - interrupted
+        assert took < 2.0, took
+        assert process.returncode == 2 and "--resume" in stderr.strip().splitlines()[-1]
+        _, kept = session_files.read(out)
+        assert len(kept) == 3 and {s["end"]["reason"] for s in kept} <= {"user_done", "max_turns"}
+        plan = lambda request: "ok"  # noqa: E731 (the system is back)
+        resumed = mwz("interact", "--system", system.url, "--goals", 8, "-j", 4, "-o", out, *FAST, "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["sessions"] == 8 and len(session_files.read(out)[1]) == 8
+
+
+# -- what a system prints --------------------------------------------------------------------------
+
+_PRINTING_SYSTEM = """
+import sys
+print("loading my model...")
+sys.stderr.write("import-time warning\\n")
+
+def make():
+    print("factory says hi")
+    def respond(request):
+        print("thinking about turn", request["turn"])
+        return {"response": "goodbye ."}
+    return respond
+"""
+
+
+def test_what_a_system_prints_at_import_in_its_factory_and_answering_is_logged_under_its_name(env, tmp_path):
+    (tmp_path / "printing.py").write_text(_PRINTING_SYSTEM, encoding="utf-8")
+    args = ("interact", "--system", "printing:make", "--goals", 1, "-o", "s.jsonl", *FAST, "--max-turns", 2)
+    quiet = mwz(*args, "--json", cwd=tmp_path)
+    assert quiet.returncode == 0, quiet.stderr
+    assert json.loads(quiet.stdout)["sessions"] == 1  # the whole of stdout is the JSON
+    assert "import-time warning" not in quiet.stderr
+    shown = mwz("-v", *args, "--overwrite", cwd=tmp_path, quiet=False)
+    assert shown.returncode == 0, shown.stderr
+    for said in ("loading my model...", "import-time warning", "factory says hi", "thinking about turn 0"):
+        assert "mwz.system: system printing:make" in shown.stderr.split(said)[0].splitlines()[-1] + said, said
+    assert "loading my model" not in shown.stdout
+
+
+# -- everything at once ----------------------------------------------------------------------------
+
+
+def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path):
+    from mwz_metrics.interactive.systems.reference import OracleSystem
+
+    oracle = OracleSystem(context)
+    out = tmp_path / "mixed.jsonl"
+    with HostileSystem(MixedPlan(), oracle.respond) as system:
+        ran = mwz("interact", "--system", system.url, "--user-acts", "--goals", 24, "-j", 6, "-o", out, *FAST,
+                  "--timeout", 2, "--retries", 1, "--json")  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads(ran.stdout)
+    found = session_files.read_file(out)
+    assert len(found.sessions) == result["sessions"] == 24 and found.duplicates == 0
+    seen = {}  # the bad answers each session met, in order
+    for dialogue, turn, behaviour, _ in system.requests:
+        if behaviour != "ok":
+            seen.setdefault(dialogue, []).append((turn, behaviour))
+    assert len({b for bads in seen.values() for _, b in bads}) >= 6  # most kinds occurred
+    for session in found.sessions:
+        ending = next((ENDS[b] for _, b in seen.get(session["id"], []) if ENDS[b]), None)
+        assert session["end"]["reason"] == (ending or session["end"]["reason"]), (
+            session["id"],
+            seen.get(session["id"]),
+        )
+        if ending is None:
+            assert session["end"]["reason"] in ("user_done", "max_turns")
+    failures = result["system_failures"]
+    met = [b for bads in seen.values() for _, b in bads]
+    assert failures.get("connection", 0) == met.count("cut") and failures.get("http_500", 0) == met.count("status_500")
+    assert sum(result["end_reasons"].values()) == 24
+    again = json.loads(mwz("interact", "--score-only", "-o", out, *FAST, "--json").stdout)
+    for key in ("inform", "success", "complete", "book_rate", "inform_f1", "turns", "end_reasons", "system_failures"):
+        assert again[key] == result[key], key
+    large = [s["end"]["detail"] for s in found.sessions if "limit 10000" in s["end"].get("detail", "")]
+    huge = [s["end"]["detail"] for s in found.sessions if "bytes" in s["end"].get("detail", "")]
+    assert all("characters" in d for d in large) and all("1000000" in d for d in huge)
+
+
+def test_labels_are_escaped_in_every_format_of_compare(env, tmp_path):
+    run = tmp_path / "run.jsonl"
+    assert mwz("interact", "--system", "echo", "--goals", 2, "-o", run, *FAST).returncode == 0
+    labels = ("-i", f"$x^$={run}", "-i", f"a|b{{c}}~d^e={run}", "-s", *FAST)
+    page = mwz("compare", *labels, "--format", "html", "-o", tmp_path / "c.html")
+    assert page.returncode == 0, page.stderr  # matplotlib would read $x^$ as mathtext
+    assert "$x^$" in (tmp_path / "c.html").read_text(encoding="utf-8")
+    latex = mwz("compare", *labels, "--format", "latex")
+    assert latex.returncode == 0, latex.stderr
+    assert r"\$x\textasciicircum{}\$" in latex.stdout
+    assert r"a\textbar{}b\{c\}\textasciitilde{}d\textasciicircum{}e" in latex.stdout
+    markdown = mwz("compare", *labels, "--format", "markdown")
+    assert "| a\\|b{c}~d^e (interactive" in markdown.stdout
+
+
+def test_a_deeply_nested_json_input_is_refused_naming_the_file(env, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    line = one_line_error(mwz("evaluate", "-i", deep, "-s"))
+    assert str(deep) in line and "nested too deep" in line

@@ -13,6 +13,7 @@ import html
 import io
 import json
 from collections.abc import Mapping
+import re
 from typing import Any, Protocol
 
 from mwz_plugins.errors import InputError
@@ -207,7 +208,7 @@ def markdown(comparison: Comparison) -> str:
     ]
     for name, row, texts in zip(_names(comparison), cells, warnings_of(comparison).values()):
         count = f" | {len(texts)}" if warned else ""
-        lines.append(f"| {name} | " + " | ".join(_text(c) for c in row) + count + " |")
+        lines.append(f"| {_markdown_escape(name)} | " + " | ".join(_text(c) for c in row) + count + " |")
     lines_of = signature_lines(comparison)
     signatures = [
         f"Signature{'' if len(lines_of) == 1 else ' (' + ', '.join(systems) + ')'}: `{line}`"
@@ -225,6 +226,11 @@ def _latex_escape(text: str) -> str:
     for a, b in (("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}"), (PAIRED_MARK, r"\textsuperscript{\dag}")):
         text = text.replace(a, b)
     return text
+
+
+def _markdown_escape(text: str) -> str:
+    """``text`` in a Markdown table cell (a ``|`` would end the cell)."""
+    return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _latex_code(line: str) -> str:

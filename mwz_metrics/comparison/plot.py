@@ -40,6 +40,11 @@ def _pyplot() -> Any:
     return plt
 
 
+def _plain(label: str) -> str:
+    """A system's name as matplotlib shows it literally (a ``$`` would start mathtext)."""
+    return label.replace("$", r"\$")
+
+
 def _bleu_style(comparison: Comparison, style: str | None) -> str | None:
     """The BLEU column for the x axis: ``style`` where given, else mwz22, else the first (None: no BLEU)."""
     styles = [m for m in comparison.columns() if m.startswith("bleu:")]
@@ -98,7 +103,7 @@ def _draw_rates(left: Any, comparison: Comparison, rows: dict, systems: list[str
 def _label_rates(left: Any, comparison: Comparison, systems: list[str], sort: str | None) -> None:
     """The left panel's system labels (the baseline's in bold), axis, title and legend."""
     left.set_xticks(range(len(systems)))
-    labels = left.set_xticklabels([s + _suffix(comparison, s) for s in systems], rotation=45, ha="right")
+    labels = left.set_xticklabels([_plain(s) + _suffix(comparison, s) for s in systems], rotation=45, ha="right")
     for system, label in zip(systems, labels):
         if system == comparison.baseline:
             label.set_fontweight("bold")
@@ -137,7 +142,7 @@ def _draw_bleu_success(right: Any, comparison: Comparison, rows: dict, systems: 
             elinewidth=0.8,
         )
         right.annotate(
-            s + _suffix(comparison, s),
+            _plain(s) + _suffix(comparison, s),
             (x, y),
             textcoords="offset points",
             xytext=(4, 4),
@@ -152,7 +157,7 @@ def _draw_bleu_success(right: Any, comparison: Comparison, rows: dict, systems: 
         right.text(
             0.0,
             -0.22,
-            "not shown (no BLEU or Success): " + ", ".join(s + _suffix(comparison, s) for s in left_out),
+            "not shown (no BLEU or Success): " + ", ".join(_plain(s) + _suffix(comparison, s) for s in left_out),
             transform=right.transAxes,
             fontsize=8,
             va="top",
