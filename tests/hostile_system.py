@@ -32,6 +32,11 @@ BEHAVIOURS = {
     "deep": "JSON nested 100,000 deep",
 }
 
+class _Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 128  # -j 16 connects at once: no connection refused by the listen backlog
+    daemon_threads = True
+
+
 POLITE = {"response": "i am sorry , i can not help with that .", "state": {}, "active_domains": []}
 
 
@@ -63,7 +68,7 @@ class HostileSystem:
                 good = (answer or (lambda r: POLITE))(request)
                 getattr(hostile, "_" + behaviour)(self, good)
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.handle_error = lambda request, address: None  # type: ignore[method-assign]  # a client gone
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/respond"
@@ -193,7 +198,7 @@ class HostileChat:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.handle_error = lambda request, address: None  # type: ignore[method-assign]
         self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
