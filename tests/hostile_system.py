@@ -32,6 +32,7 @@ BEHAVIOURS = {
     "deep": "JSON nested 100,000 deep",
 }
 
+
 class _Server(http.server.ThreadingHTTPServer):
     request_queue_size = 128  # -j 16 connects at once: no connection refused by the listen backlog
     daemon_threads = True

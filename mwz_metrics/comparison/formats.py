@@ -13,7 +13,6 @@ import html
 import io
 import json
 from collections.abc import Mapping
-import re
 from typing import Any, Protocol
 
 from mwz_plugins.errors import InputError
