@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from mwz_metrics.bootstrap import DialogueScores
@@ -42,14 +42,13 @@ from mwz_metrics.inputs import InputError
 class MetricInputs:
     """What a metric is given: a static system's predictions or an interactive run's sessions.
 
-    ``source``: the predictions file, when they come from one (read on first use, so that errors
-    name it); ``settings``: the command's evaluation options a metric may read (``chain``,
-    ``styles``, ``gold_states``, the Inform/Success variant, ``per_dialogue``, ``dialogue_scores``
-    when a comparison resamples every figure); for sessions, ``predictions`` holds their system
-    turns in mwzeval's format, ``truth`` builds their goals and bookings from the test set a metric
-    reads, and ``aligned`` says whether they replay the test dialogues. ``memo``: what is learnt of
-    the inputs once for every metric (``predictions`` read from ``source``; ``responses``: each
-    dialogue's responses with their values replaced by placeholders, see :func:`remember`).
+    ``source``: the predictions file, when they come from one (a group may read it itself, so that
+    errors name it; a metric scored on its own gets ``predictions`` read); ``settings``: the command's
+    evaluation options a metric may read (``chain``, ``styles``, ``gold_states``, the Inform/Success
+    variant, ``per_dialogue``, ``dialogue_scores`` when a comparison resamples every figure); for
+    sessions, ``predictions`` holds their system turns in mwzeval's format, ``truth`` builds their goals
+    and bookings from the test set a metric reads, and ``aligned`` says whether they replay the test
+    dialogues. Nothing is written into it: what metrics share, they share through their group.
     """
 
     predictions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
@@ -62,7 +61,6 @@ class MetricInputs:
     settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     truth: Any = None
     aligned: bool = False
-    memo: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
     def kind(self) -> str:
@@ -74,49 +72,30 @@ class MetricInputs:
         """Whether the test set's references belong to these dialogues (predictions, replayed sessions)."""
         return self.sessions is None or self.aligned
 
-    def mapping(self) -> Mapping[str, Sequence[Mapping[str, Any]]]:
-        """The predictions as a mapping, read from ``source`` once (an :class:`InputError` names the file)."""
-        if self.predictions is not None:
-            return self.predictions
-        if "predictions" not in self.memo:
-            from mwz_metrics.inputs import read_json
 
-            if self.source is None:
-                raise InputError("no predictions to score")
-            self.memo["predictions"] = read_json(self.source, "predictions")
-        return self.memo["predictions"]
-
-
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class MetricResult:
-    """One metric's figures for one system (see the module docstring).
+    """One metric's figures for one system, and nothing else (see the module docstring): no
+    presentation (:class:`Presentation`), no registry data (:class:`Scored` joins them).
 
     A metric with several figures (Inform and Success, BLEU per style, richness's seven) gives each
     as a result of its own in ``figures``; tables and the bootstrap read those in its place.
-    ``shared``: what a group of metrics computed together writes once beside their sections
-    (mwzeval's: every section's key, ``coverage``, ``warnings`` and the ``signature`` they share).
-    ``columns``: its per-dialogue columns, where they are not one ``per_dialogue`` under its name.
+    ``report``: the JSON section it writes (default: value, ci95, per_domain); ``columns``: its
+    per-dialogue columns, where they are not one ``per_dialogue`` under its name; ``model``: what the
+    result's signature line names (a model), ``signature``: its own signature details.
     """
 
     name: str
     value: float | None
     scores: DialogueScores | None = None  # what each dialogue contributes
     ci95: list[float] | None = None  # the metric's own interval around ``value``
-    per_domain: dict[str, float] = dataclasses.field(default_factory=dict)
-    per_dialogue: dict[str, float] = dataclasses.field(default_factory=dict)
-    higher_is_better: bool = True  # set from its registry entry
-    version: str = ""  # likewise
-    label: str = ""  # its name in a table (default: the metric's name)
-    digits: int = 2  # decimals a summary shows (its own section in ``mwz evaluate``: one more)
-    model: str = ""  # what the result's signature line names (a model, a version)
-    signature: dict[str, Any] = dataclasses.field(default_factory=dict)  # its own signature details
-    report: Any = None  # the JSON section ``mwz evaluate`` writes (default: value, ci95, per_domain)
-    figures: list[MetricResult] = dataclasses.field(default_factory=list)
-    shared: dict[str, Any] = dataclasses.field(default_factory=dict)
-    columns: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
-    lines: list[str] = dataclasses.field(default_factory=list)  # its own section of the table, if it writes one
-    # the responses it read, where it rewrote them (delexicalized): the other metrics of these inputs read them too
-    responses: dict[str, list[str]] | None = None
+    per_domain: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    per_dialogue: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    figures: Sequence[MetricResult] = ()
+    columns: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    report: Any = None
+    model: str = ""
+    signature: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def section(self) -> Any:
         """The JSON a result holds under the metric's name."""
@@ -124,25 +103,9 @@ class MetricResult:
             return self.report
         return {"value": self.value, "ci95": self.ci95, "per_domain": self.per_domain}
 
-    def section_lines(self) -> list[str]:
-        """Its section of ``mwz evaluate``'s table: ``lines``, else ``label value [low, high]`` and which
-        way is better."""
-        if self.lines:
-            return list(self.lines)
-        digits = self.digits + 1
-        shown = "n/a" if self.value is None else f"{self.value:.{digits}f}"
-        if self.ci95:
-            shown += f" [{self.ci95[0]:.{digits}f}, {self.ci95[1]:.{digits}f}]"
-        better = "" if self.higher_is_better else " (lower is better)"
-        return [f"====== {self.name.upper()} ======", f"{self.label or self.name:15}{shown}{better}", ""]
-
-    def summary_label(self) -> str:
-        """Its row label in a summary (``mwz interact``): its name, and "(lower)" where lower is better."""
-        return self.name + ("" if self.higher_is_better else " (lower)")
-
     def each_figure(self) -> list[MetricResult]:
         """Its figures, or itself when it has one."""
-        return self.figures or [self]
+        return list(self.figures) or [self]
 
     def domain_values(self) -> dict[str, Any]:
         """Its value per domain and ``total``, in the order tables show them (its own where it has a total)."""
@@ -150,16 +113,134 @@ class MetricResult:
             return dict(self.per_domain)
         return {"total": self.value, **self.per_domain}
 
-    def dialogue_columns(self) -> dict[str, dict[str, Any]]:
+    def dialogue_columns(self) -> dict[str, Mapping[str, Any]]:
         """Per-dialogue columns of a comparison's CSV: ``columns``, else its per-dialogue values under its name."""
         if self.columns:
-            return self.columns
+            return dict(self.columns)
         return {self.name: self.per_dialogue} if self.per_dialogue else {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Presentation:
+    """How tables show a metric (a metric's optional ``presentation`` attribute): its label (default:
+    its name), the decimals of a summary (its own section in ``mwz evaluate``: one more) and, for a
+    metric that writes its own section of ``mwz evaluate``'s table, the function writing it."""
+
+    label: str = ""
+    digits: int = 2
+    lines: Callable[[MetricResult], list[str]] | None = None
+
+
+@dataclasses.dataclass
+class Group:
+    """The metrics of one registered group (their entries' ``group``) that a command asked for, and what
+    they share while the command holds them (``cache``: mwzeval's evaluators and test sets)."""
+
+    name: str
+    members: list[Metric] = dataclasses.field(default_factory=list)
+    cache: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def scoring(self) -> GroupScoring:
+        """A fresh pass of the group over one system's inputs."""
+        return GroupScoring(self)
+
+
+@dataclasses.dataclass
+class GroupScoring:
+    """One pass of a group over one system's inputs: each member's ``score(inputs, group)`` receives it.
+    The first member to score may score the others too (``results``); ``shared`` is what the group writes
+    once beside its members' sections (mwzeval's keys, coverage, warnings, signature), ``responses`` the
+    responses it read where it rewrote them (delexicalized): the other metrics of these inputs read them."""
+
+    group: Group
+    results: dict[str, MetricResult] = dataclasses.field(default_factory=dict)
+    shared: dict[str, Any] = dataclasses.field(default_factory=dict)
+    responses: dict[str, list[str]] | None = None
+
+    @property
+    def members(self) -> list[Metric]:
+        """The group's metrics asked for, in the registry's order."""
+        return self.group.members
+
+    @property
+    def cache(self) -> dict[str, Any]:
+        """What the group keeps for as long as the command holds it."""
+        return self.group.cache
+
+
+@dataclasses.dataclass(frozen=True)
+class Loaded:
+    """A metric made with its options, its registry entry, how it is shown, and its group (if any)."""
+
+    metric: Metric
+    entry: Any  # mwz_plugins.registry.DialogueMetricEntry
+    presentation: Presentation
+    group: Group | None = None
+
+    @property
+    def name(self) -> str:
+        """The registered name."""
+        return str(self.entry.name)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scored:
+    """A metric's result joined with what is not the metric's to compute: its registry entry (direction,
+    version), its presentation, and what its group's pass wrote once for its members (``shared``: the
+    keys written beside the sections; ``responses``: the responses it rewrote). Small and picklable: a
+    comparison's forked workers send it back."""
+
+    result: MetricResult
+    entry: Any
+    presentation: Presentation = Presentation()
+    shared: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    responses: Mapping[str, list[str]] | None = None
+
+    @property
+    def name(self) -> str:
+        """The registered name."""
+        return str(self.entry.name)
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Its direction, from the registry."""
+        return bool(self.entry.higher_is_better)
+
+    @property
+    def version(self) -> str:
+        """Its version, from the registry."""
+        return str(self.entry.version)
+
+    def section(self) -> Any:
+        """The JSON it holds under the metric's name."""
+        return self.result.section()
+
+    def section_lines(self) -> list[str]:
+        """Its section of ``mwz evaluate``'s table: its presentation's lines, else ``label value [low,
+        high]`` and which way is better."""
+        if self.presentation.lines is not None:
+            return list(self.presentation.lines(self.result))
+        result, digits = self.result, self.presentation.digits + 1
+        shown = "n/a" if result.value is None else f"{result.value:.{digits}f}"
+        if result.ci95:
+            shown += f" [{result.ci95[0]:.{digits}f}, {result.ci95[1]:.{digits}f}]"
+        better = "" if self.higher_is_better else " (lower is better)"
+        label = self.presentation.label or result.name
+        return [f"====== {result.name.upper()} ======", f"{label:15}{shown}{better}", ""]
+
+    def each_figure(self) -> list[MetricResult]:
+        """Its figures (see :meth:`MetricResult.each_figure`)."""
+        return self.result.each_figure()
+
+    def dialogue_columns(self) -> dict[str, Mapping[str, Any]]:
+        """Its per-dialogue columns (see :meth:`MetricResult.dialogue_columns`)."""
+        return self.result.dialogue_columns()
 
 
 @runtime_checkable
 class Metric(Protocol):
-    """Anything with a ``name`` that scores a system's dialogues."""
+    """Anything with a ``name`` that scores a system's dialogues: ``score(inputs)``, or, for a member of
+    a registered group, ``score(inputs, group)`` with the group's :class:`GroupScoring`."""
 
     name: str
 
@@ -220,17 +301,28 @@ def load(request: MetricRequest) -> tuple[Metric, Any]:
     return metric, found
 
 
-def load_all(requests: Sequence[MetricRequest]) -> list[tuple[Metric, Any]]:
-    """Every requested metric, made once (a metric asked twice, once), with its entry, in the
-    registry's order (the built-ins first, as registered), whatever order they were asked in."""
+def load_all(requests: Sequence[MetricRequest]) -> list[Loaded]:
+    """Every requested metric, made once (a metric asked twice, once), with its entry, its presentation
+    and its group (one :class:`Group` per registered ``group`` among them), in the registry's order (the
+    built-ins first, as registered), whatever order they were asked in."""
     from mwz_plugins import get_registry
 
-    loaded: dict[str, tuple[Metric, Any]] = {}
+    made: dict[str, tuple[Metric, Any]] = {}
     for request in requests:
-        if request.name not in loaded:
-            loaded[request.name] = load(request)
+        if request.name not in made:
+            made[request.name] = load(request)
     order = list(get_registry().dialogue_metrics)
-    return [loaded[name] for name in sorted(loaded, key=order.index)]
+    groups: dict[str, Group] = {}
+    loaded = []
+    for name in sorted(made, key=order.index):
+        metric, found = made[name]
+        group = None
+        if found.group:
+            group = groups.setdefault(found.group, Group(found.group))
+            group.members.append(metric)
+        presentation = getattr(metric, "presentation", None) or Presentation()
+        loaded.append(Loaded(metric, found, presentation, group))
+    return loaded
 
 
 def with_defaults(requests: Sequence[MetricRequest]) -> list[MetricRequest]:
@@ -247,12 +339,16 @@ def with_defaults(requests: Sequence[MetricRequest]) -> list[MetricRequest]:
     return [MetricRequest(e.name) for e in defaults] + list(requests)
 
 
-def score(loaded: Sequence[tuple[Metric, Any]], inputs: MetricInputs) -> dict[str, MetricResult]:
+def score(
+    loaded: Sequence[Loaded], inputs: MetricInputs, earlier: Mapping[str, Scored] | None = None
+) -> dict[str, Scored]:
     """Each loaded metric's result on ``inputs``, in order (:class:`InputError` for a metric that does
-    not score them). Metrics that offer ``score_together(metrics, inputs)`` (the same function for
-    the whole group) are scored in one call, so that they share their work; a metric scored on its
-    own always sees ``predictions`` as a mapping (read from ``source`` where they come from a file)."""
-    for _metric, found in loaded:
+    not score them). The members of a group are scored through one :class:`GroupScoring`, so that they
+    share their work; a metric outside a group sees ``predictions`` as a mapping (read from ``source``
+    where they come from a file), with the responses a group rewrote (here or in ``earlier``, results of
+    other metrics on the same system: a comparison scores mwzeval's in other processes) in their place."""
+    for item in loaded:
+        found = item.entry
         if inputs.kind not in found.inputs:
             raise InputError(f"--metric {found.name}: it scores {' and '.join(found.inputs)}, not {inputs.kind}")
         if found.needs_references and not inputs.has_references:
@@ -260,43 +356,32 @@ def score(loaded: Sequence[tuple[Metric, Any]], inputs: MetricInputs) -> dict[st
                 f"--metric {found.name}: it needs the test set's references, which only predictions and "
                 "sessions of the replay simulator have"
             )
-    results: dict[str, MetricResult] = {}
-    groups: dict[Any, list[Metric]] = {}
-    for metric, _found in loaded:
-        together = getattr(metric, "score_together", None)
-        if together is not None:
-            groups.setdefault(together, []).append(metric)
-    for together, members in groups.items():
-        results.update(together(members, inputs))
-    remember(inputs, results.values())
+    passes: dict[str, GroupScoring] = {}
+    out: dict[str, Scored] = {}
+    for item in loaded:  # the groups first: the others may read what they rewrote
+        if item.group is not None:
+            scoring = passes.setdefault(item.group.name, item.group.scoring())
+            result = item.metric.score(inputs, scoring)  # type: ignore[call-arg]
+            out[item.name] = Scored(result, item.entry, item.presentation, scoring.shared, scoring.responses)
+    responses = next((s.responses for s in [*(earlier or {}).values(), *out.values()] if s.responses is not None), None)
     read: list[MetricInputs] = []  # a file is read once, and only for a metric scored on its own
-    out: dict[str, MetricResult] = {}
-    for metric, found in loaded:
-        if metric.name in results:
-            result = results[metric.name]
-        else:
+    for item in loaded:
+        if item.group is None:
             if not read:
-                read.append(_as_read(inputs))
-            result = metric.score(read[0])
-        result.higher_is_better, result.version = found.higher_is_better, found.version
-        out[found.name] = result
-    return out
+                read.append(_as_read(inputs, responses))
+            out[item.name] = Scored(item.metric.score(read[0]), item.entry, item.presentation)
+    return {item.name: out[item.name] for item in loaded}
 
 
-def remember(inputs: MetricInputs, results: Iterable[MetricResult]) -> None:
-    """Keep in ``inputs`` the responses a result rewrote, for the metrics scored on them afterwards
-    (a comparison scores mwzeval's metrics in other processes, the others here)."""
-    for result in results:
-        if result.responses is not None:
-            inputs.memo["responses"] = result.responses
-
-
-def _as_read(inputs: MetricInputs) -> MetricInputs:
+def _as_read(inputs: MetricInputs, responses: Mapping[str, Sequence[str]] | None) -> MetricInputs:
     """``inputs`` as a metric scored on its own reads them: predictions as a mapping, and the responses
-    another metric delexicalized (``memo["responses"]``) in place of the written ones."""
-    predictions = inputs.mapping() if inputs.predictions is not None or inputs.source is not None else None
+    a group delexicalized in place of the written ones."""
+    predictions = inputs.predictions
+    if predictions is None and inputs.source is not None:
+        from mwz_metrics.inputs import read_json
+
+        predictions = read_json(inputs.source, "predictions")
     sessions = inputs.sessions
-    responses = inputs.memo.get("responses")
     if responses is not None and predictions is not None:
         predictions = {key: _turns_with(turns, responses.get(_key(key))) for key, turns in predictions.items()}
     if responses is not None and sessions is not None:
@@ -329,30 +414,31 @@ def _session_with(session: Mapping[str, Any], responses: Sequence[str] | None) -
     return {**session, "turns": turns}
 
 
-def assemble(results: Mapping[str, MetricResult]) -> dict[str, Any]:
+def assemble(results: Mapping[str, Scored]) -> dict[str, Any]:
     """``mwz evaluate``'s JSON of a system: what each group shares (mwzeval's keys, coverage, warnings,
     signature), then each metric's section under its name; every metric outside a group signs the
     signature (:func:`signed`)."""
     out: dict[str, Any] = {}
-    for result in results.values():
-        for key, value in result.shared.items():
+    for scored in results.values():
+        for key, value in scored.shared.items():
             out.setdefault(key, value)
-    for name, result in results.items():
-        out[name] = result.section()
+    for name, scored in results.items():
+        out[name] = scored.section()
     if "signature" not in out:
         from mwz_metrics.signature import Signature
 
         out["signature"] = Signature.build("dialogues").as_dict()
-    for result in results.values():
-        if "signature" not in result.shared:
-            out["signature"] = signed(out["signature"], result)
+    for scored in results.values():
+        if "signature" not in scored.shared:
+            out["signature"] = signed(out["signature"], scored)
     return out
 
 
-def add_to_summary(summary: dict[str, Any], results: Mapping[str, MetricResult]) -> None:
+def add_to_summary(summary: dict[str, Any], results: Mapping[str, Scored]) -> None:
     """Each metric into a summary (``mwz interact``'s result): its value under its name, its interval in
     ``ci95``, its per-domain values and own signature line beside, its model in the signature."""
-    for name, result in results.items():
+    for name, scored in results.items():
+        result = scored.result
         summary[name] = result.value
         summary.setdefault("ci95", {})[name] = result.ci95
         by_domain = result.section().get("per_domain")
@@ -360,23 +446,24 @@ def add_to_summary(summary: dict[str, Any], results: Mapping[str, MetricResult])
             summary[f"{name}_by_domain"] = by_domain
         if result.signature.get("line"):
             summary[f"{name}_signature"] = result.signature["line"]
-        summary["signature"] = signed(summary["signature"], result)
-        summary.setdefault("metrics", {})[name] = describe(result)
+        summary["signature"] = signed(summary["signature"], scored)
+        summary.setdefault("metrics", {})[name] = describe(scored)
 
 
-def describe(result: MetricResult) -> dict[str, Any]:
+def describe(scored: Scored) -> dict[str, Any]:
     """How tables show a metric: its label, direction and decimals."""
     return {
-        "label": result.label or result.name,
-        "higher_is_better": result.higher_is_better,
-        "digits": result.digits,
-        "version": result.version,
+        "label": scored.presentation.label or scored.result.name,
+        "higher_is_better": scored.higher_is_better,
+        "digits": scored.presentation.digits,
+        "version": scored.version,
     }
 
 
-def signed(signature: dict[str, Any], result: MetricResult) -> dict[str, Any]:
+def signed(signature: dict[str, Any], scored: Scored) -> dict[str, Any]:
     """A result's signature with a metric added: what it names in the line (its model, else
     ``name@version``), ``NAME=true`` among the options, its own details under its name."""
     from mwz_metrics.signature import with_model
 
-    return with_model(signature, result.model or f"{result.name}@{result.version}", result.name, result.signature)
+    result = scored.result
+    return with_model(signature, result.model or f"{result.name}@{scored.version}", result.name, dict(result.signature))

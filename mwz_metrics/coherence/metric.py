@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mwz_metrics import bootstrap
-from mwz_metrics.metric import MetricInputs, MetricResult
+from mwz_metrics.metric import MetricInputs, MetricResult, Presentation
 
 
 class SessionCoherence:
@@ -13,6 +13,7 @@ class SessionCoherence:
     user turns (dialogues whose turn count differs from the gold one are skipped), or whole sessions."""
 
     name = "coherence"
+    presentation = Presentation(digits=1)
 
     def score(self, inputs: MetricInputs) -> MetricResult:
         """``mwz coherence``'s numbers for one system (one model and pair memo for every system of a process)."""
@@ -40,7 +41,6 @@ class SessionCoherence:
             ci95=[interval["low"], interval["high"]] if "low" in interval else None,
             per_domain={d: block["coherence"] for d, block in (scored.get("per_domain") or {}).items()},
             per_dialogue=dict(scored["sessions"]),
-            digits=1,
             model=Signature.parse(scored["signature"]["line"]).model or "",
             signature=scored["signature"],
         )

@@ -40,7 +40,7 @@ _WORKER: dict[str, Any] = {}  # what a forked worker inherits: the metrics and t
 class _Scoring:
     """How every static system is scored: the loaded metrics and the settings they all share."""
 
-    loaded: list[tuple[Any, Any]]
+    loaded: list[Any]  # mwz_metrics.metric.Loaded
     settings: dict[str, Any]
     data_dir: str | None
     resamples: int
@@ -74,10 +74,8 @@ def _score_one(
 
     logger.info("scoring %s", name)
     try:
-        inputs = scoring.inputs(name, predictions)
-        metric.remember(inputs, (known or {}).values())
-        return name, metric.score(loaded, inputs)
-    except ValueError as error:  # InputError among them
+        return name, metric.score(loaded, scoring.inputs(name, predictions), earlier=known)
+    except InputError as error:
         raise InputError(f"system {name}: {error}") from None
 
 
@@ -116,8 +114,8 @@ def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | 
     """Every static system's metric results, in the registry's order. Metrics that may run in a forked
     worker (``forks``: mwzeval's) are scored in parallel over the systems; the others (a model with
     threads of its own) one system after another in this process, each loaded once for all."""
-    forking = [pair for pair in scoring.loaded if getattr(pair[0], "forks", False)]
-    staying = [pair for pair in scoring.loaded if not getattr(pair[0], "forks", False)]
+    forking = [item for item in scoring.loaded if getattr(item.metric, "forks", False)]
+    staying = [item for item in scoring.loaded if not getattr(item.metric, "forks", False)]
     measured: dict[str, dict[str, Any]] = {name: {} for name in systems}
     if forking:
         scored = _score_all(scoring, forking, systems, jobs=jobs)
@@ -126,7 +124,7 @@ def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | 
     if staying:
         for name, predictions in progress(systems.items(), "metrics", total=len(systems)):
             measured[name].update(_score_one(scoring, staying, name, predictions, measured[name])[1])
-    order = [found.name for _metric, found in scoring.loaded]
+    order = [item.name for item in scoring.loaded]
     return {name: {m: results[m] for m in order} for name, results in measured.items()}
 
 
@@ -261,7 +259,7 @@ def _score_interactive(
                 scorable_only=True,
                 delexicalize=delexicalize,
             )
-        except ValueError as error:
+        except InputError as error:
             raise InputError(f"system {name}: {error}") from None
         out[name]["run"] = config
     return out
@@ -419,8 +417,8 @@ def _signature(
         for scored in results.values():
             if scored.shared:
                 continue
-            if scored.signature.get("line"):
-                lines.setdefault(name, []).append(scored.signature["line"])
+            if scored.result.signature.get("line"):
+                lines.setdefault(name, []).append(scored.result.signature["line"])
             else:
                 signature = metric.signed(signature, scored)
         signed[name] = {"signature": signature}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mwz_metrics import bootstrap
-from mwz_metrics.metric import MetricInputs, MetricResult
+from mwz_metrics.metric import MetricInputs, MetricResult, Presentation
 
 
 class SentenceFluency:
@@ -13,6 +13,7 @@ class SentenceFluency:
     turns (lower is more fluent): the default n-gram model, or any Hugging Face causal LM (``model``)."""
 
     name = "fluency"
+    presentation = Presentation(label="sent-score", digits=3)
 
     def __init__(self, model: str | None = None) -> None:
         self.model_name = model or None
@@ -33,9 +34,6 @@ class SentenceFluency:
             scores=bootstrap.means(scored["per_response"]),
             ci95=scored["ci95"],
             per_domain={d: v["fluency"] for d, v in (scored.get("per_domain") or {}).items()},
-            higher_is_better=False,
-            label="sent-score",
-            digits=3,
             model=model.short(),
             signature=scored["signature"],
             report={k: scored[k] for k in ("fluency", "ci95", "responses", "per_domain")},

@@ -14,6 +14,7 @@ Options (``--metric success:matching=intersection``) override the command's sett
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -24,7 +25,7 @@ import numpy as np
 
 from mwz_metrics import bootstrap
 from mwz_metrics.inputs import InputError
-from mwz_metrics.metric import MetricInputs, MetricResult
+from mwz_metrics.metric import Group, GroupScoring, MetricInputs, MetricResult, Presentation
 
 logger = logging.getLogger(__name__)
 
@@ -56,25 +57,24 @@ _EVALUATOR_SETTINGS = (
 
 
 class MwzevalMetric:
-    """One of mwzeval's metrics; asked with others of the group, scored with them in one pass."""
+    """One of mwzeval's metrics; the first of its group to score scores the group's others in the same
+    pass (through the :class:`~mwz_metrics.metric.GroupScoring` its members receive)."""
 
     forks = True  # pure Python and numpy: a comparison may score systems in forked workers
 
     def __init__(self, name: str, options: Mapping[str, Any]) -> None:
         self.name = name
         self.options = dict(options)
-        # evaluators and test sets, shared by the group's metrics: as long as a command holds the
-        # metrics (every system of a comparison), the references and memoized queries stay warm
-        self.cache: dict[str, Any] | None = None
+        self.presentation = Presentation(lines=functools.partial(_lines_of, name))
 
-    def score(self, inputs: MetricInputs) -> MetricResult:
-        """This metric alone (see :func:`score_together`)."""
-        return score_together([self], inputs)[self.name]
-
-    @staticmethod
-    def score_together(metrics: Sequence[MwzevalMetric], inputs: MetricInputs) -> dict[str, MetricResult]:
-        """The group's metrics in one pass (the metric protocol's ``score_together``)."""
-        return score_together(metrics, inputs)
+    def score(self, inputs: MetricInputs, group: GroupScoring | None = None) -> MetricResult:
+        """This metric's result: from the group's pass (made by the first member to score), or, without a
+        group, from a pass of its own."""
+        if group is None:
+            group = Group("mwzeval", [self]).scoring()
+        if self.name not in group.results:
+            _score_group(group, inputs)
+        return group.results[self.name]
 
 
 def _make(name: str, options: Mapping[str, str]) -> MwzevalMetric:
@@ -145,17 +145,16 @@ def _evaluator(cache: dict[str, Any], parts: Sequence[str], settings: Mapping[st
     return cache[key]
 
 
-def score_together(metrics: Sequence[MwzevalMetric], inputs: MetricInputs) -> dict[str, MetricResult]:
-    """One evaluator pass over ``inputs`` for every metric of the group asked, each its own result."""
+def _score_group(group: GroupScoring, inputs: MetricInputs) -> None:
+    """One evaluator pass over ``inputs`` for every metric of the group asked, each its own result; the
+    evaluators and test sets stay in the group's cache as long as the command holds the metrics (every
+    system of a comparison), so the references and memoized queries stay warm."""
+    metrics = [m for m in group.members if isinstance(m, MwzevalMetric)]
     settings = dict(inputs.settings)
     for metric in metrics:
         settings.update(metric.options)
     parts = [part for part in PARTS if part in {m.name for m in metrics}]
-    cache = next((m.cache for m in metrics if m.cache is not None), None)
-    cache = {} if cache is None else cache
-    for metric in metrics:
-        metric.cache = cache
-    scorer = _evaluator(cache, parts, settings, inputs.data_dir)
+    scorer = _evaluator(group.cache, parts, settings, inputs.data_dir)
     predictions: Any = inputs.predictions if inputs.predictions is not None else inputs.source
     if predictions is None:
         raise InputError("no predictions to score")
@@ -163,13 +162,14 @@ def score_together(metrics: Sequence[MwzevalMetric], inputs: MetricInputs) -> di
     result = scorer.evaluate(predictions, sessions=truth)
     logger.info("mwzeval's %s: %s", "+".join(parts), ", ".join(f"{k} {v:.2f}s" for k, v in scorer.timings.items()))
     statistics = _bleu_statistics(scorer) if "bleu" in parts and settings.get("dialogue_scores") else {}
-    out = {}
+    group.shared = result
+    group.responses = scorer.last_delexicalized  # the other metrics read the same responses
     for metric in metrics:
-        scored = _RESULTS[metric.name](result, statistics)
-        scored.shared, scored.lines = result, _lines(metric.name, result[metric.name])
-        scored.responses = scorer.last_delexicalized  # the other metrics read the same responses
-        out[metric.name] = scored
-    return out
+        group.results[metric.name] = _RESULTS[metric.name](result, statistics)
+
+
+def _lines_of(name: str, result: MetricResult) -> list[str]:
+    return _lines(name, result.report)
 
 
 def _lines(name: str, section: Mapping[str, Any]) -> list[str]:
