@@ -16,6 +16,7 @@ from typing import Any
 
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
+from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS
 
 logger = logging.getLogger("mwz.interact")
 
@@ -73,7 +74,12 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--score-only", action="store_true", help="score the session file as it is; run nothing")
     parser.add_argument("--seed", type=int, default=0, help="seeds every session (with its dialogue id)")
-    parser.add_argument("--max-turns", type=int, default=20, help="system turns per session at most (20)")
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        default=DEFAULT_MAX_TURNS,
+        help=f"system turns per session at most ({DEFAULT_MAX_TURNS})",
+    )
     parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
     parser.add_argument(
         "--timeout",

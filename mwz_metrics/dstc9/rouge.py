@@ -9,8 +9,6 @@ reference; here that pair scores 0 (see ``scorer``).
 
 from __future__ import annotations
 
-from collections import Counter
-
 
 def sentences(text: str) -> list[str]:
     """Sentences as the rouge package splits them."""
@@ -25,14 +23,6 @@ def _f(overlap: int, hyp_count: int, ref_count: int) -> float:
     precision = overlap / hyp_count if hyp_count else 0.0
     recall = overlap / ref_count if ref_count else 0.0
     return 2.0 * ((precision * recall) / (precision + recall + 1e-8))
-
-
-def rouge_n(hyp_words: list[str], ref_words: list[str], n: int) -> float:
-    """ROUGE-N F score of word lists (rouge 1.0.0)."""
-    hyp = Counter(tuple(hyp_words[i : i + n]) for i in range(len(hyp_words) - n + 1))
-    ref = Counter(tuple(ref_words[i : i + n]) for i in range(len(ref_words) - n + 1))
-    overlap = sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref)
-    return _f(overlap, sum(hyp.values()), sum(ref.values()))
 
 
 def _backtrace(x: list[str], y: list[str], cell) -> set[str]:

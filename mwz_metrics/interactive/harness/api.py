@@ -23,8 +23,9 @@ from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_metrics.interactive.harness.context import InteractiveContext
+from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
 from mwz_metrics.interactive.harness.loading import load_simulator, load_system
-from mwz_metrics.interactive.harness.runner import DEFAULT_MAX_TURNS, run_all
+from mwz_metrics.interactive.harness.runner import run_all
 from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS
 from mwz_metrics.interactive.scoring import export
 from mwz_metrics.interactive.scoring import figures as scoring
@@ -80,7 +81,7 @@ def prepare(
     data_dir: str | None = None,
     context: InteractiveContext | None = None,
     system_options: Mapping[str, str] | None = None,
-    user_acts: bool = False,
+    user_acts: bool = DEFAULT_USER_ACTS,
     max_answer_bytes: int = DEFAULT_MAX_BYTES,
     max_response_chars: int = MAX_RESPONSE_CHARS,
 ) -> Run:
@@ -156,7 +157,7 @@ def run_sessions(
         retry_failed=retry_failed,
         overwrite=overwrite,
         progress=progress,
-        user_acts=bool(run.config.get("user_acts", True)),
+        user_acts=bool(run.config["user_acts"]),
         name=_system_label(run.config),
         max_response_chars=int((run.config.get("limits") or {}).get("max_response_chars", MAX_RESPONSE_CHARS)),
     )
@@ -254,7 +255,8 @@ def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: 
         "sessions": result["sessions"],
         "goals": str((config.get("goals") or {}).get("sha256", ""))[:12],
         "bleu": options["bleu"],
-        "user_acts": bool(config.get("user_acts", True)),  # act level or text level, as ConvLab's with or without NLU
+        # act level or text level, as ConvLab's with or without NLU (a file from before --user-acts: the acts were sent)
+        "user_acts": bool(config.get("user_acts", True)),
     }
     if system.get("options"):  # what the factory was made with (--system-option)
         line_options["system_options"] = "+".join(f"{k}~{v}" for k, v in sorted(system["options"].items()))

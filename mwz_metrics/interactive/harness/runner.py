@@ -31,12 +31,11 @@ from mwz_metrics.interactive.acts import acts_json
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.harness import capture
 from mwz_metrics.interactive.harness import sessions as session_files
+from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
 from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS, SessionEnd, System, SystemTurn, parse_system_turn
 from mwz_metrics.interactive.user.base import SimulatorFactory
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_MAX_TURNS = 20
 
 
 def _copy(record: dict[str, Any]) -> dict[str, Any]:
@@ -159,7 +158,7 @@ class SteppedSession:
         *,
         seed: int = 0,
         max_turns: int = DEFAULT_MAX_TURNS,
-        user_acts: bool = True,
+        user_acts: bool = DEFAULT_USER_ACTS,
         name: str = "",
         max_response_chars: int = MAX_RESPONSE_CHARS,
     ) -> None:
@@ -200,7 +199,7 @@ def run_session(
     *,
     seed: int = 0,
     max_turns: int = DEFAULT_MAX_TURNS,
-    user_acts: bool = True,
+    user_acts: bool = DEFAULT_USER_ACTS,
     name: str = "",
     max_response_chars: int = MAX_RESPONSE_CHARS,
 ) -> dict[str, Any]:
@@ -339,7 +338,7 @@ def run_all(
     retry_failed: bool = False,
     overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
-    user_acts: bool = True,
+    user_acts: bool = DEFAULT_USER_ACTS,
     name: str = "",
     max_response_chars: int = MAX_RESPONSE_CHARS,
 ) -> list[dict[str, Any]]:

@@ -36,8 +36,6 @@ from mwz_metrics.interactive.vocabulary import (
     taxi_phone,
 )
 
-VERSION = "1.0.0"  # the registered version (mwz_plugins.builtin_interactive)
-
 PROMPT = """You are the assistant of the Cambridge TownInfo centre. You help visitors find and book restaurants, \
 hotels, attractions and trains, book taxis, and give the police station's and the hospital's details.
 - Look venues and trains up with find_venues, with every constraint the visitor gave; never invent a venue, a train, \
@@ -167,7 +165,6 @@ class LlmSystem:
         tools = json.dumps(TOOLS, sort_keys=True)
         return {
             "model": self.model,
-            "version": VERSION,
             "prompt_sha256": hashlib.sha256((self.prompt + "\n" + tools).encode()).hexdigest(),
             "prompt": self.prompt,
             "tools": TOOLS,

@@ -40,8 +40,6 @@ from mwz_metrics.interactive.vocabulary import (
     taxi_phone,
 )
 
-VERSION = "2.0.0"  # the registered version (mwz_plugins.builtin_interactive)
-
 _TRAIN_NEEDS = ("depart", "dest", "day")
 _TAXI_NEEDS = ("depart", "dest")
 _OFFER_SLOTS = {

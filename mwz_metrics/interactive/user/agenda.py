@@ -46,8 +46,6 @@ from mwz_metrics.interactive.user.tracker import (
 )
 from mwz_metrics.interactive.vocabulary import NO_VALUE, OFFER_DOMAINS, VENUE_DOMAINS
 
-VERSION = "2.0.0"  # the registered version (mwz_plugins.builtin_interactive)
-
 # Slots a user answers "don't care" when the goal has no value for them.
 _DONTCARE_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "food"}
 # Constraints whose contradicting value the user corrects (others, such as times, are compared loosely).
@@ -348,7 +346,6 @@ class AgendaFactory(SimulatorFactory):
     """Agenda users sharing the run's templates and reader."""
 
     name = "agenda"
-    version = VERSION
 
     def __init__(
         self,

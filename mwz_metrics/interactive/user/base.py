@@ -74,8 +74,7 @@ class UserSimulator(abc.ABC):
 class SimulatorFactory(abc.ABC):
     """Makes the simulated user of each goal; shared resources are loaded once."""
 
-    name: str = "simulator"
-    version: str = "0"
+    name: str = "simulator"  # its version is its registry entry's (mwz_register_user_simulators)
 
     @abc.abstractmethod
     def session(self, goal: UserGoal, rng: random.Random) -> UserSimulator:

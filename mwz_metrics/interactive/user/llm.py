@@ -30,7 +30,6 @@ from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, U
 from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.user.tracker import GoalTracker, TrackedUser
 
-VERSION = "1.1.0"  # the registered version (mwz_plugins.builtin_interactive)
 END_MARK = "[END]"
 
 RULES = """Rules:
@@ -128,7 +127,6 @@ class LLMFactory(SimulatorFactory):
     """Users played by one model at one endpoint."""
 
     name = "llm"
-    version = VERSION
 
     def __init__(
         self,

@@ -18,8 +18,6 @@ from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
 from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
 
-VERSION = "1.0.0"
-
 
 class ReplayUser(UserSimulator):
     """Replays one test dialogue's user turns (one per system turn of the dialogue)."""
@@ -64,7 +62,6 @@ class ReplayFactory(SimulatorFactory):
     """Replays the test set's annotated user turns."""
 
     name = "replay"
-    version = VERSION
 
     def __init__(self, context: Any) -> None:
         self.context = context
