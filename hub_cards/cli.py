@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 from mwz_metrics.cli.registry import command
-from mwz_plugins.errors import InputError
+from mwz_metrics.settings import parse_pair
 
 
 def _selection_args(parser: argparse.ArgumentParser) -> None:
@@ -55,9 +55,7 @@ def _configs(values: list[str] | None) -> dict[str, list[str]] | None:
         return None
     configs: dict[str, list[str]] = {}
     for value in values:
-        dataset, sep, config = value.partition("=")
-        if not sep or not dataset or not config:
-            raise InputError(f"--config takes DATASET=CONFIG, got {value!r}")
+        dataset, config = parse_pair(value, "--config", "DATASET=CONFIG")
         configs.setdefault(dataset, []).append(config)
     return configs
 

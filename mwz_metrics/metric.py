@@ -12,16 +12,21 @@ name none themselves:
   by test dialogue) or an interactive run's sessions (session-file records), the data folder and
   the command's evaluation settings; its entry says which of the two it scores, whether it needs
   the test set's references and which optional extra it needs;
-- what it **gives**: :class:`MetricResult`, the aggregate with its own 95% interval, what each
-  dialogue contributes (a :class:`~mwz_metrics.bootstrap.DialogueScores`: ``mwz compare`` resamples
-  it for its intervals and pairs it against a baseline), per-domain and per-dialogue values, and
-  its signature fields (what the result's signature line names, and its own details); a metric of
-  several figures gives each as a result of its own.
+- what it **gives**: :class:`MetricResult`, figures only: the aggregate with its own 95% interval,
+  what each dialogue contributes (a :class:`~mwz_metrics.bootstrap.DialogueScores`: ``mwz compare``
+  resamples it for its intervals and pairs it against a baseline), per-domain and per-dialogue
+  values, and its signature fields (what the result's signature line names, and its own details);
+  a metric of several figures gives each as a result of its own. How tables show it is its
+  :class:`Presentation`; its direction and version are its registry entry's; :class:`Scored` joins
+  the three after scoring, so nothing is patched into a result.
 
-Metrics that share work form a group (an entry's ``group``) and offer ``score_together``: mwzeval's
-four read and normalize the responses once and share one signature, as mwzeval computes them. A
-metric that may be scored in a forked worker process (no threads of its own, as a torch model has)
-says ``forks = True``; ``mwz compare`` then scores the systems in parallel.
+Metrics that share work declare the same ``group`` in their entries: :func:`load_all` makes one
+:class:`Group` of the members asked for, and each member is scored ``score(inputs, group)`` with the
+group's :class:`GroupScoring` of that system: mwzeval's four read and normalize the responses once
+(the first member scores the others), share one signature, and hand the responses they rewrote to
+the metrics scored after them. Inputs are never written. A metric that may be scored in a forked
+worker process (no threads of its own, as a torch model has) says ``forks = True``; ``mwz compare``
+then scores the systems in parallel.
 
 Modelled on sacrebleu's metric base class (one score, per-item statistics, a signature) and on
 lm-evaluation-harness's registry (a metric named with its direction, loaded lazily).
@@ -36,6 +41,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mwz_metrics.bootstrap import DialogueScores
 from mwz_metrics.inputs import InputError
+from mwz_metrics.settings import EvaluationSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,7 +64,7 @@ class MetricInputs:
     seed: int = 0
     label: str = ""  # the system's name, for progress messages
     source: str | None = None
-    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    settings: EvaluationSettings = EvaluationSettings()
     truth: Any = None
     aligned: bool = False
 
@@ -259,13 +265,13 @@ class MetricRequest:
     @classmethod
     def parse(cls, text: str) -> MetricRequest:
         """``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``; :class:`InputError` when malformed."""
+        from mwz_metrics.settings import option_name, parse_pair
+
         name, _, rest = text.partition(":")
         options = []
         for item in filter(None, rest.split(",")):
-            key, sep, value = item.partition("=")
-            if not sep or not key:
-                raise InputError(f"--metric {text!r}: expected NAME or NAME:KEY=VALUE,...")
-            options.append((key.strip().replace("-", "_"), value.strip()))
+            key, value = parse_pair(item, "--metric", "NAME or NAME:KEY=VALUE,...", empty_value=True, within=text)
+            options.append((option_name(key), value.strip()))
         if not name.strip():
             raise InputError(f"--metric {text!r}: no metric name")
         return cls(name.strip(), tuple(options))
@@ -296,7 +302,7 @@ def load(request: MetricRequest) -> tuple[Metric, Any]:
         raise InputError(f"--metric {request.name}: cannot load {found.loader} ({error})") from None
     try:
         metric = make(**dict(request.options))
-    except TypeError as error:
+    except (TypeError, InputError) as error:  # options it does not take (see mwz_metrics.settings.typed)
         raise InputError(f"--metric {request.name}: {error}") from None
     return metric, found
 

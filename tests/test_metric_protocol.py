@@ -105,7 +105,7 @@ def test_a_metric_option_is_the_command_setting(small_system, capsys):
 
 
 def test_each_metric_scored_alone_equals_the_group_pass(small_system):
-    settings = {"per_dialogue": True, "dialogue_scores": True}
+    settings = metric.EvaluationSettings(per_dialogue=True, dialogue_scores=True)
     inputs = metric.MetricInputs(source=str(small_system), settings=settings)
     together = metric.score(metric.load_all([metric.MetricRequest(n) for n in ("success", "bleu", "richness")]), inputs)
     for name in ("success", "bleu", "richness"):

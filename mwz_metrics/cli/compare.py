@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from mwz_metrics.comparison.plot import render as render_plot
 
-        with output_file(args.plot, "wb") as f:
+        with output_file(args.plot, "wb", log=logger) as f:
             f.write(render_plot(result, plot_type, sort=args.sort))
     from mwz_metrics.comparison.formats import render
 
@@ -115,12 +115,12 @@ def run(args: argparse.Namespace) -> int:
     text = render(result, args.format, image, views)
     if args.output:
         # a system's name may hold what no UTF-8 spells (a lone surrogate from its JSON): written as an escape
-        with output_file(args.output, encoding="utf-8", errors="backslashreplace") as f:
+        with output_file(args.output, encoding="utf-8", errors="backslashreplace", log=logger) as f:
             f.write(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
     if args.per_dialogue:
-        with output_file(args.per_dialogue, newline="", encoding="utf-8") as f:
+        with output_file(args.per_dialogue, newline="", encoding="utf-8", log=logger) as f:
             fields = list(dict.fromkeys(k for row in result.per_dialogue for k in row))
             writer = csv.DictWriter(f, fields)
             writer.writeheader()

@@ -10,6 +10,7 @@ from typing import Any
 
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
+from mwz_metrics.settings import EvaluationSettings
 
 logger = logging.getLogger("mwz.evaluate")
 
@@ -64,20 +65,20 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="a local copy of budzianowski/multiwoz (else MWZ_MIRROR or download)")
 
 
-def evaluator_options(args: argparse.Namespace) -> dict[str, Any]:
+def evaluator_options(args: argparse.Namespace) -> EvaluationSettings:
     """The evaluation settings of :func:`add_metric_arguments`, as every metric reads them (metrics excluded)."""
-    return {
-        "gold_states": args.gold_states,
-        "chain": args.chain,
-        "styles": args.styles,
-        "data_dir": args.data_dir,
-        "reference_files": _reference_files(args.reference_file),
-        "matching": args.matching,
-        "name_constraints": args.name_constraints,
-        "active_domains": args.active_domains,
-        "optimistic": args.optimistic,
-        "delexicalize": args.delexicalize,
-    }
+    return EvaluationSettings(
+        gold_states=args.gold_states,
+        chain=args.chain,
+        styles=tuple(args.styles) if args.styles else None,
+        data_dir=args.data_dir,
+        reference_files=_reference_files(args.reference_file),
+        matching=args.matching,
+        name_constraints=args.name_constraints,
+        active_domains=args.active_domains,
+        optimistic=args.optimistic,
+        delexicalize=args.delexicalize,
+    )
 
 
 def _table(result: dict, scored: dict) -> str:
@@ -100,15 +101,9 @@ def _table(result: dict, scored: dict) -> str:
 
 def _reference_files(values: list[str]) -> dict[str, str]:
     """``NAME=PATH`` arguments as a mapping; a malformed one is an input error."""
-    from mwz_metrics.inputs import InputError
+    from mwz_metrics.settings import parse_pairs
 
-    out = {}
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not sep or not name or not path:
-            raise InputError(f"--reference-file {value!r}: expected NAME=PATH")
-        out[name] = path
-    return out
+    return parse_pairs(values, "--reference-file", "NAME=PATH")
 
 
 @command(
@@ -126,15 +121,15 @@ def run(args: argparse.Namespace) -> int:
     if sessions is not None:  # a session file, or its export as predictions
         return _sessions(args, *sessions)
     loaded = metric.load_all(metric.with_defaults(metric_flags.requests(args)))  # mwzeval's three by default
-    settings = {**evaluator_options(args), "per_dialogue": args.per_dialogue}
+    settings = evaluator_options(args).replace(per_dialogue=args.per_dialogue)
     started = time.perf_counter()
     predictions = None
     if args.oracle:
         from mwz_metrics.multiwoz.testset import TestSet
 
         logger.info("building the MultiWOZ 2.2 test references")
-        settings["test_set"] = TestSet(chain=args.chain, styles=args.styles, data_dir=args.data_dir)
-        predictions = settings["test_set"].oracle_predictions()  # scored on the same test set
+        settings = settings.replace(test_set=TestSet(chain=args.chain, styles=args.styles, data_dir=args.data_dir))
+        predictions = settings.test_set.oracle_predictions()  # scored on the same test set
     inputs = metric.MetricInputs(predictions=predictions, source=args.input, data_dir=args.data_dir, settings=settings)
     logger.info("evaluating")
     scored = metric.score(loaded, inputs)

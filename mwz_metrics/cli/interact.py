@@ -133,15 +133,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def _pairs(items: list[str], flag: str) -> dict[str, str]:
     """``KEY=VALUE`` arguments as a mapping (``-`` in a key read as ``_``)."""
-    from mwz_metrics.inputs import InputError
+    from mwz_metrics.settings import option_name, parse_pairs
 
-    options: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError(f"{flag} {item!r}: expected KEY=VALUE")
-        options[key.replace("-", "_")] = value
-    return options
+    return {option_name(k): v for k, v in parse_pairs(items, flag, empty_value=True).items()}
 
 
 def _llm_settings(args: argparse.Namespace) -> dict[str, str]:

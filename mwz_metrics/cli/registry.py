@@ -49,16 +49,19 @@ def command(
 
 
 @contextlib.contextmanager
-def output_file(path: str | os.PathLike, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
+def output_file(
+    path: str | os.PathLike, mode: str = "w", *, log: logging.Logger = logger, **options: Any
+) -> Iterator[IO[Any]]:
     """``open(path, mode)`` for an output the user named: a folder that does not exist or a file that
-    cannot be written is their input, so it is an :class:`InputError` (one line, exit 2), not a bug."""
+    cannot be written is their input, so it is an :class:`InputError` (one line, exit 2), not a bug.
+    ``log``: the command's logger, which says it was written."""
     try:
         f = open(path, mode, **options)  # noqa: SIM115 (closed below)
     except OSError as error:
         raise InputError(f"{path}: cannot be written ({error.strerror or error})") from None
     with f:
         yield f
-    logger.info("wrote %s", path)
+    log.info("wrote %s", path)
 
 
 def write_json(data: object, path: str | None) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from mwz_metrics import bootstrap
 from mwz_metrics.metric import MetricInputs, MetricResult, Presentation
+from mwz_metrics.settings import typed
 
 
 class SessionCoherence:
@@ -48,6 +50,10 @@ class SessionCoherence:
 
 def make(**options: Any) -> SessionCoherence:
     """The ``coherence`` metric (its plugin entry's loader); it takes no options."""
-    if options:
-        raise TypeError(f"coherence takes no options, got {sorted(options)}")
+    typed(CoherenceOptions, options, "coherence")
     return SessionCoherence()
+
+
+@dataclasses.dataclass(frozen=True)
+class CoherenceOptions:
+    """The coherence metric takes no options (its model is the shipped one)."""

@@ -26,6 +26,7 @@ from typing import Any
 from mwz_metrics import bootstrap
 from mwz_metrics.comparison.table import Comparison
 from mwz_metrics.inputs import InputError, read_json
+from mwz_metrics.settings import EvaluationSettings, typed
 from mwz_plugins.progress import progress
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ class _Scoring:
     """How every static system is scored: the loaded metrics and the settings they all share."""
 
     loaded: list[Any]  # mwz_metrics.metric.Loaded
-    settings: dict[str, Any]
+    settings: EvaluationSettings
     data_dir: str | None
     resamples: int
     seed: int
@@ -310,7 +311,7 @@ def compare(
     resamples: int = 1000,
     seed: int = 0,
     per_dialogue: bool = False,
-    evaluator_options: Mapping[str, Any] | None = None,
+    evaluator_options: EvaluationSettings | Mapping[str, Any] | None = None,
     jobs: int | None = None,
     common_dialogues: bool = False,
 ) -> Comparison:
@@ -345,7 +346,7 @@ def compare(
         resamples=resamples,
         seed=seed,
         data_dir=scoring.data_dir,
-        delexicalize=scoring.settings.get("delexicalize") or "auto",
+        delexicalize=scoring.settings.delexicalize or "auto",
     )
     rows = _static_rows(measured, stats)
     rows += _interactive_rows(
@@ -386,13 +387,16 @@ def _requests(metrics: Sequence[Any], spelled: Mapping[str, bool]) -> list[Any]:
     return metric.with_defaults(requests)
 
 
-def _scoring(requests: list[Any], options: Mapping[str, Any] | None, *, resamples: int, seed: int) -> _Scoring:
+def _scoring(
+    requests: list[Any], options: EvaluationSettings | Mapping[str, Any] | None, *, resamples: int, seed: int
+) -> _Scoring:
     """The metrics, each loaded once for every system, and the settings they read: per-dialogue
     outcomes and what each dialogue contributes to every figure, for the bootstrap."""
     from mwz_metrics import metric
 
-    settings = {**dict(options or {}), "per_dialogue": True, "bleu_per_dialogue": False, "dialogue_scores": True}
-    return _Scoring(metric.load_all(requests), settings, settings.get("data_dir"), resamples, seed)
+    given = options if isinstance(options, EvaluationSettings) else typed(EvaluationSettings, options or {}, "settings")
+    settings = given.replace(per_dialogue=True, bleu_per_dialogue=False, dialogue_scores=True)
+    return _Scoring(metric.load_all(requests), settings, settings.data_dir, resamples, seed)
 
 
 def _assembled(results: Mapping[str, Any]) -> dict[str, Any]:

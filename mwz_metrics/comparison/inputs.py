@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mwz_metrics.inputs import InputError
+from mwz_metrics.settings import parse_pair
 
 
 def published_systems(data_dir: str | None = None) -> dict[str, Path]:
@@ -21,8 +22,8 @@ def resolve_inputs(specs: list[str]) -> dict[str, Path]:
     ``*.jsonl`` session file of ``mwz interact`` in it) -> name: path."""
     systems: dict[str, Path] = {}
     for spec in specs:
-        name, sep, path = spec.partition("=")
-        if sep and name and not Path(spec).exists():
+        if "=" in spec and not spec.startswith("=") and not Path(spec).exists():
+            name, path = parse_pair(spec, "-i", "NAME=PATH or a path", empty_value=True)
             paths = {name: Path(path)}
         else:
             target = Path(spec)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from mwz_metrics import bootstrap
 from mwz_metrics.metric import MetricInputs, MetricResult, Presentation
+from mwz_metrics.settings import typed
 
 
 class SentenceFluency:
@@ -40,6 +42,13 @@ class SentenceFluency:
         )
 
 
+@dataclasses.dataclass(frozen=True)
+class FluencyOptions:
+    """``--metric fluency:model=NAME``: a Hugging Face causal LM's name or path (default: the n-gram model)."""
+
+    model: str | None = None
+
+
 def make(**options: Any) -> SentenceFluency:
-    """The ``fluency`` metric (its plugin entry's loader): ``model``, a Hugging Face causal LM's name or path."""
-    return SentenceFluency(**options)
+    """The ``fluency`` metric (its plugin entry's loader), made with :class:`FluencyOptions`."""
+    return SentenceFluency(typed(FluencyOptions, options, "fluency").model)

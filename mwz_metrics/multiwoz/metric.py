@@ -14,6 +14,7 @@ Options (``--metric success:matching=intersection``) override the command's sett
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -26,6 +27,7 @@ import numpy as np
 from mwz_metrics import bootstrap
 from mwz_metrics.inputs import InputError
 from mwz_metrics.metric import Group, GroupScoring, MetricInputs, MetricResult, Presentation
+from mwz_metrics.settings import typed
 
 logger = logging.getLogger(__name__)
 
@@ -33,13 +35,31 @@ RICHNESS_KEYS = ("entropy", "cond_entropy", "msttr", "avg_lengths", "num_unigram
 DST_KEYS = ("joint_accuracy", "slot_f1")
 PARTS = ("bleu", "success", "richness", "dst")  # mwzeval's sections, in its order
 
-_OPTIONS: dict[str, tuple[str, ...]] = {
-    "success": ("gold_states", "matching", "name_constraints", "active_domains", "optimistic"),
-    "bleu": ("styles",),
-    "richness": (),
-    "dst": (),
-}
-_FLAGS = ("gold_states", "optimistic")
+
+@dataclasses.dataclass(frozen=True)
+class SuccessOptions:
+    """``--metric success:KEY=VALUE``: the Inform/Success variant (overrides the command's settings)."""
+
+    gold_states: bool | None = None
+    matching: str | None = None
+    name_constraints: str | None = None
+    active_domains: str | None = None
+    optimistic: bool | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class BleuOptions:
+    """``--metric bleu:styles=damd+mwz22``: the delexicalization styles scored."""
+
+    styles: tuple[str, ...] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class NoOptions:
+    """A metric that takes no options."""
+
+
+_OPTIONS: dict[str, type] = {"success": SuccessOptions, "bleu": BleuOptions, "richness": NoOptions, "dst": NoOptions}
 # What the evaluator takes from the settings (the rest of the settings are the commands' own).
 _EVALUATOR_SETTINGS = (
     "gold_states",
@@ -78,21 +98,9 @@ class MwzevalMetric:
 
 
 def _make(name: str, options: Mapping[str, str]) -> MwzevalMetric:
-    unknown = sorted(set(options) - set(_OPTIONS[name]))
-    if unknown:
-        takes = ", ".join(_OPTIONS[name]) or "no options"
-        raise TypeError(f"{name} takes {takes}, got {', '.join(unknown)}")
-    parsed: dict[str, Any] = {}
-    for key, value in options.items():
-        if key in _FLAGS:
-            if str(value).lower() not in ("true", "false"):
-                raise TypeError(f"{name}: {key} is true or false, got {value!r}")
-            parsed[key] = str(value).lower() == "true"
-        elif key == "styles":
-            parsed[key] = [s for s in str(value).split("+") if s]
-        else:
-            parsed[key] = value
-    return MwzevalMetric(name, parsed)
+    parsed: Any = typed(_OPTIONS[name], options, name)
+    given = {f.name: getattr(parsed, f.name) for f in dataclasses.fields(parsed) if getattr(parsed, f.name) is not None}
+    return MwzevalMetric(name, given)
 
 
 def make_success(**options: str) -> MwzevalMetric:
@@ -150,9 +158,11 @@ def _score_group(group: GroupScoring, inputs: MetricInputs) -> None:
     evaluators and test sets stay in the group's cache as long as the command holds the metrics (every
     system of a comparison), so the references and memoized queries stay warm."""
     metrics = [m for m in group.members if isinstance(m, MwzevalMetric)]
-    settings = dict(inputs.settings)
+    settings = inputs.settings.given()
     for metric in metrics:
         settings.update(metric.options)
+    if settings.get("styles") is not None:
+        settings["styles"] = list(settings["styles"])
     parts = [part for part in PARTS if part in {m.name for m in metrics}]
     scorer = _evaluator(group.cache, parts, settings, inputs.data_dir)
     predictions: Any = inputs.predictions if inputs.predictions is not None else inputs.source

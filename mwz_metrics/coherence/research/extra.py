@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mwz_metrics.placeholders import normalize_placeholders
+from mwz_metrics.settings import parse_pair
 
 CORPORA = ("sgd",)
 
@@ -100,7 +101,7 @@ def load_sgd(path: str | None, data_dir: str | None = None) -> ExtraCorpus:
 
 def load(spec: str, data_dir: str | None = None) -> ExtraCorpus:
     """An extra corpus from ``NAME`` or ``NAME=PATH`` (``--corpus``)."""
-    name, _, path = spec.partition("=")
+    name, path = parse_pair(spec, "--corpus", "NAME or NAME=PATH", empty_value=True) if "=" in spec else (spec, "")
     if name not in CORPORA:
         raise ValueError(f"--corpus {spec!r}: unknown corpus {name!r}; choose from {', '.join(CORPORA)}")
     return load_sgd(path or None, data_dir)

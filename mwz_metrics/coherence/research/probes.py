@@ -42,6 +42,7 @@ from mwz_metrics.coherence import api
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence.model import pair_text
 from mwz_metrics.coherence.research.negatives import DEGENERATES, NegativeSampler, degenerate_predictions
+from mwz_metrics.settings import parse_pair
 
 logger = logging.getLogger("mwz_metrics.coherence.research.probes")
 SEED = 7
@@ -362,8 +363,8 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     mixes = []
     for spec in args.mix:
-        label, _, path = spec.partition("=")
-        if not label or not Path(path).is_file():
+        label, path = parse_pair(spec, "--mix", "LABEL=ADAPTER")
+        if not Path(path).is_file():
             parser.error(f"--mix {spec!r}: expected LABEL=ADAPTER with an existing adapter file")
         mixes.append((label, Path(path)))
     result = run(args.predictions, metrics=args.metrics, data_dir=args.data_dir, dialogues=args.dialogues)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.fluency.model import MANIFEST, NgramFluency, same_identity
+from mwz_metrics.settings import parse_pair
 
 MANIFEST_VERSION = "1.0.0"
 
@@ -196,8 +197,8 @@ def _fine_tune_command(parser: argparse.ArgumentParser, args: argparse.Namespace
         parser.error("--model needs --out DIR")
     extra: list[str] = []
     for spec in args.corpus:
-        name, _, path = spec.partition("=")
-        if name != "sgd" or not path:
+        name, path = parse_pair(spec, "--corpus", "sgd=PATH")
+        if name != "sgd":
             parser.error(f"--corpus {spec!r}: expected sgd=PATH")
         extra += sgd_sentences(path)
     record = fine_tune(

@@ -29,6 +29,7 @@ from mwz_metrics.interactive.harness.runner import run_all
 from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS
 from mwz_metrics.interactive.scoring import export
 from mwz_metrics.interactive.scoring import figures as scoring
+from mwz_metrics.settings import EvaluationSettings
 from mwz_plugins.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -210,7 +211,7 @@ def score(
         data_dir=context.data_dir,
         resamples=resamples,
         seed=seed,
-        settings={"chain": chain, "per_dialogue": True, "delexicalize": delexicalize},
+        settings=EvaluationSettings(chain=chain, per_dialogue=True, delexicalize=delexicalize),
         truth=functools.partial(scoring.session_truth, sessions, aligned=aligned),
         aligned=aligned,
     )
@@ -220,7 +221,8 @@ def score(
         loaded = warm.get(tuple(requests)) or warm.setdefault(tuple(requests), metric.load_all(requests))
     results = metric.score(loaded, inputs)
     if read is not None:
-        read.update(inputs.memo.get("responses") or {})
+        for scored in results.values():
+            read.update(scored.responses or {})
     static = metric.assemble({name: r for name, r in results.items() if r.shared})  # mwzeval's, in one pass
     result = scoring.score_sessions(sessions, static, resamples=resamples, seed=seed)
     bleu_scored = "bleu" in results
