@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mwz_plugins.errors import InputError
+
 # Reward terms: a session's figure (0..1) by name, as the scoring of ``mwz interact`` gives it.
 TERMS = {
     "success": "mwzeval's Success of the session (0 or 1)",
@@ -20,7 +22,7 @@ TERMS = {
 _TERM = re.compile(r"^\s*([+-]?\s*[0-9.]*)\s*\*?\s*([a-z_]+)\s*$")
 
 
-class RewardError(ValueError):
+class RewardError(InputError):
     """A reward specification that cannot be read (the message names the term)."""
 
 

@@ -17,6 +17,7 @@ from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.harness import api
 from mwz_metrics.interactive.harness.context import InteractiveContext
+from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
 from mwz_metrics.training import splits
 from mwz_metrics.training.records import GoalSplit, RewardSpec
 
@@ -42,8 +43,8 @@ def prepare(
     split: str = "validation",
     goals: int | Sequence[str] | None = None,
     reward: str | RewardSpec = "success",
-    max_turns: int = 20,
-    user_acts: bool = False,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    user_acts: bool = DEFAULT_USER_ACTS,
     context: Any = None,
     data_dir: str | None = None,
 ) -> EnvRun:

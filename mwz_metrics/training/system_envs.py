@@ -19,7 +19,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from mwz_metrics.interactive.harness.runner import DEFAULT_MAX_TURNS, SteppedSession
+from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
+from mwz_metrics.interactive.harness.runner import SteppedSession
 from mwz_metrics.training import act_level
 from mwz_metrics.training.records import RewardSpec
 from mwz_metrics.training.scorer import EpisodeScorer
@@ -75,7 +76,7 @@ class SystemTextEnv(gymnasium.Env):
         goals: int | Sequence[str] | None = None,
         reward: str | RewardSpec = "success",
         max_turns: int = DEFAULT_MAX_TURNS,
-        user_acts: bool = False,
+        user_acts: bool = DEFAULT_USER_ACTS,
         context: Any = None,
         data_dir: str | None = None,
         render_mode: str | None = None,

@@ -21,8 +21,9 @@ import gymnasium
 
 from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS
 from mwz_metrics.interactive.harness.loading import load_system
-from mwz_metrics.interactive.harness.runner import DEFAULT_MAX_TURNS, run_session
+from mwz_metrics.interactive.harness.runner import run_session
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
 from mwz_metrics.interactive.vocabulary import BOOK_SLOTS
