@@ -17,6 +17,7 @@ replaces the prompt). Timeouts and retries are the run's (``--timeout``, ``--ret
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
@@ -35,6 +36,7 @@ from mwz_metrics.interactive.vocabulary import (
     taxi_car,
     taxi_phone,
 )
+from mwz_metrics.settings import typed
 
 PROMPT = """You are the assistant of the Cambridge TownInfo centre. You help visitors find and book restaurants, \
 hotels, attractions and trains, book taxis, and give the police station's and the hospital's details.
@@ -388,9 +390,23 @@ def _user_message(turn: Mapping[str, Any]) -> str:
     return text
 
 
+@dataclasses.dataclass(frozen=True)
+class LlmSystemOptions:
+    """The ``llm`` system's ``--system-option``s (and the run's --endpoint, --model, --timeout, --retries)."""
+
+    endpoint: str | None = None
+    model: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 200
+    max_tool_rounds: int = 4
+    prompt: str | None = None
+    timeout: float = 60.0
+    retries: int = 2
+
+
 def make(context: Any, **options: Any) -> LlmSystem:
-    """The ``llm`` system (its plugin entry's loader)."""
-    return LlmSystem(context, **options)
+    """The ``llm`` system (its plugin entry's loader), made with :class:`LlmSystemOptions`."""
+    return LlmSystem(context, **dataclasses.asdict(typed(LlmSystemOptions, options, "--system llm")))
 
 
 make.takes_http_settings = True  # type: ignore[attr-defined]  # it gets the run's --timeout and --retries

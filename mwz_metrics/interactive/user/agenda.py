@@ -45,6 +45,7 @@ from mwz_metrics.interactive.user.tracker import (
     booking_slots,
 )
 from mwz_metrics.interactive.vocabulary import NO_VALUE, OFFER_DOMAINS, VENUE_DOMAINS
+from mwz_metrics.settings import typed
 
 # Slots a user answers "don't care" when the goal has no value for them.
 _DONTCARE_SLOTS = {"area", "price", "type", "stars", "internet", "parking", "food"}
@@ -368,5 +369,6 @@ class AgendaFactory(SimulatorFactory):
 
 
 def make(context: Any, **options: Any) -> AgendaFactory:
-    """The ``agenda`` simulator (the loader its plugin entry names)."""
-    return AgendaFactory(context, **options)
+    """The ``agenda`` simulator (the loader its plugin entry names), with ``--simulator-option`` read
+    into :class:`AgendaOptions` (``patience=3`` is the number 3)."""
+    return AgendaFactory(context, **dataclasses.asdict(typed(AgendaOptions, options, "--simulator agenda")))
