@@ -56,9 +56,10 @@ ENVIRONMENT = """environment:
   HF_HUB_OFFLINE=1, HF_DATASETS_OFFLINE=1   never reach the network"""
 
 
-EXIT_CODES = """exit codes:
+BUG_EXIT = "  1  a bug of mwz-eval or of a plugin: one line asking for a report (--debug shows the traceback)"
+EXIT_CODES = f"""exit codes:
   0  done
-  1  a bug of mwz-eval or of a plugin: one line asking for a report (--debug shows the traceback)
+{BUG_EXIT}
   2  bad input or configuration, missing data, a missing extra, a system or simulator that cannot be
      used: one line on stderr naming the file, dialogue and turn where there is one"""
 
@@ -71,6 +72,8 @@ BUG_REPORT = (
 def _epilog(name: str) -> str:
     example = EXAMPLES.get(name)
     exits = EXIT_TEXTS.get(name, EXIT_CODES)
+    if BUG_EXIT not in exits:  # a command's own exit codes say what 0 and 2 mean there; 1 is always a bug
+        exits += "\n" + BUG_EXIT
     return (f"example:\n  {example}\n\n" if example else "") + ENVIRONMENT + "\n\n" + exits
 
 
