@@ -55,7 +55,11 @@ def _error_classes() -> list[tuple[str, str]]:
         for path in sorted((ROOT / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in tree.body:
-                if isinstance(node, ast.ClassDef) and (node.name.endswith("Error") or node.name.startswith("Missing")):
+                if (
+                    isinstance(node, ast.ClassDef)
+                    and node.name.endswith(("Error", "Failure"))
+                    or (isinstance(node, ast.ClassDef) and node.name.startswith("Missing"))
+                ):
                     parts = path.relative_to(ROOT / folder).with_suffix("").parts
                     module = ".".join([package, *[p for p in parts if p != "__init__"]])
                     found.append((module, node.name))

@@ -35,7 +35,7 @@ _FOLLOWED = (307, 308)  # redirects that keep the method and the body
 _MAX_REDIRECTS = 3
 
 
-class HttpFailure(Exception):
+class HttpFailure(SystemUnderTestError):
     """A request that gave no usable answer; ``reason``: ``timeout``, ``connection``, ``http_NNN`` or
     ``too_large``; ``retried``: whether a second try may pass."""
 
