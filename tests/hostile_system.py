@@ -179,6 +179,10 @@ class HostileChat:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 (a redirect a client turned into a GET: kept, refused)
+                chat.requests.append({"path": self.path, "authorization": self.headers.get("Authorization")})
+                self.send_error(405)
+
             def do_POST(self) -> None:  # noqa: N802 (the http.server name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 chat.requests.append(

@@ -26,7 +26,9 @@ FAILED_ENDS = {"system_timeout", "system_error", "malformed_response", "simulato
 EXIT_CODES = """exit codes:
   0  the sessions ran (or were resumed) and were scored; failures of the system are counted, not fatal
      (a run where every session failed prints its summary too, with "every session failed")
-  2  bad input or configuration (one line on stderr: file, dialogue, option), or missing data"""
+  2  bad input or configuration (one line on stderr: file, dialogue, option), missing data, an existing
+     session file without --resume or --overwrite, a session file another run is writing (named), or
+     an interrupt (Ctrl-C: the finished sessions are kept, --resume continues)"""
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
