@@ -136,6 +136,7 @@ class DomainState:
         self._no_bookings = 0  # failed bookings with no alternative left
         self._offered_values: dict[str, str] = {}  # what the system said of its offer
         self._said: dict[str, str] = {}  # the constraints the user stated, as stated
+        self._requests = self._requested_slots()  # the goal is frozen: computed once
 
     # -- reading -----------------------------------------------------------------------
 
@@ -205,9 +206,12 @@ class DomainState:
         return self._book_told
 
     @property
-    def requests(self) -> list[str]:
+    def requests(self) -> tuple[str, ...]:
         """The act slots the goal asks for (``reqt``), in the goal's order; then a venue's name where the
         goal does not give it (a user must know where to go: "it is in the south" offers no venue)."""
+        return self._requests
+
+    def _requested_slots(self) -> tuple[str, ...]:
         out = []
         for slot in self.goal.reqt:
             name = goal_slot_to_act(slot, requested=True)
@@ -215,7 +219,7 @@ class DomainState:
                 out.append(name)
         if self.domain in VENUE_DOMAINS and "name" not in self.goal.info and "name" not in out:
             out.append("name")
-        return out
+        return tuple(out)
 
     @property
     def needs_offer(self) -> bool:
@@ -397,6 +401,9 @@ class GoalTracker:
         self.patience = patience
         self.require_details = require_details
         self.domains = [DomainState(g, track_told=track_told) for g in goal.domains]
+        self._by_domain: dict[str, DomainState] = {}
+        for state in self.domains:
+            self._by_domain.setdefault(state.domain, state)  # the first, as a search in order finds it
         if booking_requested:
             for state in self.domains:
                 state._request_booking()
@@ -412,7 +419,7 @@ class GoalTracker:
 
     def state(self, domain: str) -> DomainState | None:
         """The state of a goal domain."""
-        return next((d for d in self.domains if d.domain == domain), None)
+        return self._by_domain.get(domain)
 
     def _focused(self) -> DomainState | None:
         """The domain being talked about: the user's latest, else the one being worked on."""
