@@ -60,7 +60,11 @@ def test_ids_and_turn_counts():
     with pytest.raises(InputError, match=r"dialogue a: 3 predicted turns but the reference has 2"):
         check_against_test_set(load_predictions({"a": [{"response": "x"}] * 3}), counts)
     unknown = {f"x{i}": [] for i in range(12)}
+    full = {**counts, **{f"d{i}": 1 for i in range(997)}}  # the 1000 test dialogues: the ids are wrong
     with pytest.raises(InputError, match=r"12 dialogue id\(s\) not in the MultiWOZ test set: x0, .*x9 and 2 more"):
+        check_against_test_set(load_predictions(unknown), full)
+    # a test set of 3: the local copy is short, not the predictions wrong
+    with pytest.raises(InputError, match=r"the local MultiWOZ copy is truncated: its test set holds 3 of the 1000"):
         check_against_test_set(load_predictions(unknown), counts)
 
 
