@@ -36,6 +36,7 @@ _EXPORTS = {
     "PluginError": "registry",
     "Registry": "registry",
     "SystemEntry": "registry",
+    "UserProfileEntry": "registry",
     "UserSimulatorEntry": "registry",
     "ValueNormalizer": "registry",
 }
@@ -56,6 +57,7 @@ __all__ = [
     "SimulatorError",
     "SystemEntry",
     "SystemUnderTestError",
+    "UserProfileEntry",
     "UserSimulatorEntry",
     "ValueNormalizer",
     "get_plugin_manager",
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
         PluginError,
         Registry,
         SystemEntry,
+        UserProfileEntry,
         UserSimulatorEntry,
         ValueNormalizer,
     )

@@ -5,7 +5,7 @@ names them (``mwz interact --simulator agenda --system oracle``).
 """
 
 from mwz_plugins.hookspecs import hookimpl
-from mwz_plugins.registry import SystemEntry, UserSimulatorEntry
+from mwz_plugins.registry import SystemEntry, UserProfileEntry, UserSimulatorEntry
 
 _SIMULATORS = "mwz_metrics.interactive.user"
 _SYSTEMS = "mwz_metrics.interactive.systems.reference"
@@ -35,6 +35,23 @@ def mwz_register_user_simulators(register):
             "replay", "1.0.0", f"{_SIMULATORS}.replay:make", "the test dialogue's annotated user turns, in order"
         )
     )
+
+
+_PROFILES = "mwz_metrics.interactive.user.profiles"
+
+
+@hookimpl
+def mwz_register_user_profiles(register):
+    """Register the agenda user's profiles: ``terse``, ``eager``, ``fickle``, ``impatient``, ``noisy``, ``multidomain``."""
+    for name, description in (
+        ("terse", "one constraint or booking detail a turn"),
+        ("eager", "all of a domain's constraints and requests in its first turn"),
+        ("fickle", "changes a constraint after an offer, unprompted"),
+        ("impatient", "gives up after one unanswered request, no-offer or failed booking"),
+        ("noisy", "typos and homophone errors in its words (its acts stay clean)"),
+        ("multidomain", "brings up the next domain in the same turn"),
+    ):
+        register(UserProfileEntry(name, "1.0.0", f"{_PROFILES}:{name.upper()}", description))
 
 
 @hookimpl

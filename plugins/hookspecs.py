@@ -19,6 +19,7 @@ from mwz_plugins.registry import (
     MetricEntry,
     NormalizerChain,
     SystemEntry,
+    UserProfileEntry,
     UserSimulatorEntry,
     ValueNormalizer,
 )
@@ -79,6 +80,16 @@ def mwz_register_user_simulators(register: Callable[[UserSimulatorEntry], None])
     A :class:`UserSimulatorEntry` names a loader ``"package.module:attribute"``: a callable
     ``make(context, **options)`` returning a factory whose ``session(goal, rng)`` gives one
     simulated user per goal (see :mod:`mwz_metrics.interactive.user.base`).
+    """
+
+
+@hookspec
+def mwz_register_user_profiles(register: Callable[[UserProfileEntry], None]) -> None:
+    """Register user profiles: kinds of user a simulator plays (``mwz interact --profile NAME``).
+
+    A :class:`UserProfileEntry` names a loader ``"package.module:attribute"``: a profile object whose
+    hooks change one behaviour of the ``agenda`` user (see :mod:`mwz_metrics.interactive.user.profiles`),
+    with a name and a version that go into the run's signature.
     """
 
 

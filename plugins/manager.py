@@ -28,6 +28,7 @@ from mwz_plugins.registry import (
     NormalizerChain,
     Registry,
     SystemEntry,
+    UserProfileEntry,
     UserSimulatorEntry,
     ValueNormalizer,
 )
@@ -143,6 +144,7 @@ def get_registry() -> Registry:
         _collect(pm, registry, "mwz_register_datasets", (DatasetEntry,))
         _collect(pm, registry, "mwz_register_metrics", (MetricEntry,))
         _collect(pm, registry, "mwz_register_user_simulators", (UserSimulatorEntry,))
+        _collect(pm, registry, "mwz_register_user_profiles", (UserProfileEntry,))
         _collect(pm, registry, "mwz_register_systems", (SystemEntry,))
         _collect(pm, registry, "mwz_register_dialogue_metrics", (DialogueMetricEntry,))
         registry.check_chains()

@@ -125,6 +125,22 @@ class UserSimulatorEntry:
 
 
 @dataclasses.dataclass(frozen=True)
+class UserProfileEntry:
+    """A kind of user the ``agenda`` simulator can play (``mwz interact --profile NAME``), by import path.
+
+    ``loader`` is ``"package.module:attribute"``: a :class:`~mwz_metrics.interactive.user.profiles.Profile`
+    (or a callable returning one) whose hooks change one behaviour of the agenda user; imported only
+    when used. ``simulators``: the simulators that can play it.
+    """
+
+    name: str
+    version: str
+    loader: str
+    description: str = ""
+    simulators: tuple[str, ...] = ("agenda",)
+
+
+@dataclasses.dataclass(frozen=True)
 class SystemEntry:
     """A dialogue system that interactive evaluation can talk to by name (``--system oracle``).
 
@@ -180,6 +196,7 @@ _KINDS = {
     DatasetEntry: "datasets",
     MetricEntry: "metrics",
     UserSimulatorEntry: "simulators",
+    UserProfileEntry: "profiles",
     SystemEntry: "systems",
     DialogueMetricEntry: "dialogue_metrics",
 }
@@ -195,6 +212,7 @@ class Registry:
     datasets: dict[str, DatasetEntry] = dataclasses.field(default_factory=dict)
     metrics: dict[str, MetricEntry] = dataclasses.field(default_factory=dict)
     simulators: dict[str, UserSimulatorEntry] = dataclasses.field(default_factory=dict)
+    profiles: dict[str, UserProfileEntry] = dataclasses.field(default_factory=dict)
     systems: dict[str, SystemEntry] = dataclasses.field(default_factory=dict)
     dialogue_metrics: dict[str, DialogueMetricEntry] = dataclasses.field(default_factory=dict)
     # (kind, name) -> plugin name that registered it
@@ -298,7 +316,7 @@ def _validate(item: Any, plugin: str) -> None:
                 f"dialogue metric {item.name!r} of plugin {plugin!r}: inputs must be 'predictions' and/or "
                 f"'sessions', got {list(item.inputs)}"
             )
-    if isinstance(item, (UserSimulatorEntry, SystemEntry, DialogueMetricEntry)):
+    if isinstance(item, (UserSimulatorEntry, UserProfileEntry, SystemEntry, DialogueMetricEntry)):
         module, sep, attribute = item.loader.partition(":")
         if not sep or not module or not attribute:
             raise PluginError(

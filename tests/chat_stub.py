@@ -1,7 +1,7 @@
 """A local OpenAI-compatible chat server that scripts an LLM agent's tool calls and replies, for the ``llm``
 system's tests: real HTTP, real tool-call messages, no model.
 
-``good``: the oracle's policy (it reads the user's acts, which ``--user-acts`` puts in the user's
+``user``: a user for the ``llm`` simulator (its goal's first message, then goodbye). ``good``: the oracle's policy (it reads the user's acts, which ``--user-acts`` puts in the user's
 message): it first calls ``find_venues`` with the oracle's constraints and ``book`` where the oracle
 books, then answers with the oracle's words, their values written in (references, cars and phones
 from the tool results). ``bad``: never calls a tool and never helps.
@@ -34,6 +34,14 @@ class Policies:
     def bad(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """No tool, no help."""
         return {"role": "assistant", "content": "I am sorry, I cannot help you with that today."}
+
+    def user(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """A user (the llm simulator's endpoint): the goal's first message, then goodbye."""
+        said = sum(m["role"] == "assistant" for m in messages)
+        goal = messages[0]["content"]
+        wanted = next((line[2:] for line in goal.splitlines() if line.startswith("- You are looking for")), "")
+        text = f"Hello. {wanted}." if said == 0 else "Thanks, that is all I need. Goodbye! [END]"
+        return {"role": "assistant", "content": text}
 
     def good(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """The oracle behind tools (see the module docstring)."""
@@ -128,7 +136,7 @@ class ChatStub:
                 if delay:
                     time.sleep(delay)
                 tools = {t["function"]["name"] for t in body.get("tools") or []}
-                assert tools == {"find_venues", "book"}, tools
+                assert tools == ({"find_venues", "book"} if policy != "user" else set()), tools
                 message = answer(body["messages"])
                 data = json.dumps({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
                 self.send_response(200)

@@ -34,6 +34,18 @@ def _args(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="score every system on the dialogues all of them have (every figure changes; the signature says so)",
     )
+    parser.add_argument(
+        "--exclude-infra",
+        action="store_true",
+        help="interactive runs: leave out sessions ended by a system timeout or error or a simulator error",
+    )
+    parser.add_argument(
+        "--plan",
+        type=float,
+        metavar="DIFF",
+        help="interactive runs: the goals x trials needed to detect DIFF points of Success (80%% power, alpha 0.05), "
+        "from the paired variance of each run and the baseline run",
+    )
     parser.add_argument("--sort", metavar="METRIC", help="rank the plot's systems by this metric (default: the first)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument(
@@ -97,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         evaluator_options=evaluator_options(args),
         jobs=args.jobs,
         common_dialogues=args.common_dialogues,
+        exclude_infra=args.exclude_infra,
+        plan_difference=args.plan,
     )
     image = None
     # the HTML report embeds the plot (PNG) whenever matplotlib is there

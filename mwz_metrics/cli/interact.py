@@ -53,6 +53,15 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--simulator", default="agenda", help="the user simulator: agenda (default), replay, llm")
     parser.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a user profile of the agenda user (terse, eager, fickle, impatient, noisy, multidomain, plugins'): "
+        "runs the default user and each profile, and prints Success per profile (repeatable; README, User profiles)",
+    )
+    parser.add_argument("--profiles", choices=("all",), help="--profile for every registered profile")
+    parser.add_argument(
         "--endpoint", help="--system llm / --simulator llm: an OpenAI-compatible base URL (http://localhost:8000/v1)"
     )
     parser.add_argument("--model", help="--system llm / --simulator llm: the model name the endpoint serves")
@@ -75,7 +84,16 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help="replace an existing session file (else refused: --resume continues it)",
     )
     parser.add_argument("--score-only", action="store_true", help="score the session file as it is; run nothing")
-    parser.add_argument("--seed", type=int, default=0, help="seeds every session (with its dialogue id)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seeds every session (with its dialogue id and trial; README, Trials)"
+    )
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=1,
+        metavar="K",
+        help="sessions per goal, each with its own seed (1); the figures then give pass^k for k = 1..K",
+    )
     parser.add_argument(
         "--max-turns",
         type=int,
@@ -111,12 +129,25 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     metric_flags.add_delexicalize_argument(parser)
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
     parser.add_argument(
+        "--exclude-infra",
+        action="store_true",
+        help="leave out sessions ended by a system timeout, a system error or a simulator error (default: counted "
+        "as failures; in the signature)",
+    )
+    parser.add_argument(
         "--explain",
         type=int,
         nargs="?",
         const=5,
         metavar="N",
         help="print N (5) failed sessions as transcripts: what failed in each domain, on whose side",
+    )
+    parser.add_argument(
+        "--plan",
+        type=float,
+        metavar="DIFF",
+        help="with this run as the pilot: the goals x trials a comparison needs to detect DIFF points of Success "
+        "(80%% power, alpha 0.05; README, Detectable differences)",
     )
     parser.add_argument(
         "--predictions",
@@ -234,6 +265,7 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         lines.append(f"inform/success by domain: {domains}")
     for name, reason in (result.get("not_scored") or {}).items():
         lines.append(f"{name:20}{'n/a':>8}  ({reason})")
+    lines.extend(_trial_lines(result))
     for side, tokens in (result.get("tokens") or {}).items():
         lines.append(f"tokens ({side}): {tokens['prompt']} prompt, {tokens['completion']} completion")
     if result.get("cost"):
@@ -244,6 +276,11 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
     lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in result["end_reasons"].items()))
     if result["end_reasons"] and set(result["end_reasons"]) <= FAILED_ENDS:
         lines.append("every session failed: the figures above measure no dialogue (see the end reasons)")
+    infrastructure = result.get("infrastructure")
+    if infrastructure:
+        ends = ", ".join(f"{k} {v}" for k, v in infrastructure["ends"].items()) or "none"
+        how = "left out (--exclude-infra)" if infrastructure["counted"] == "excluded" else "counted as failures"
+        lines.append(f"infrastructure ends: {infrastructure['sessions']} ({ends}), {how}")
     if result.get("give_ups"):
         lines.append("simulator gave up: " + ", ".join(f"{k} x {v}" for k, v in result["give_ups"].items()))
     if result.get("system_failures"):
@@ -251,6 +288,52 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
     for warning in result.get("warnings", []):
         lines.append(f"warning: {warning['kind']} x{warning.get('count', 1)}: {warning.get('effect', '')}")
     lines.append(f"signature: {result['signature']['line']}")
+    return "\n".join(lines)
+
+
+def _trial_lines(result: dict[str, Any]) -> list[str]:
+    """pass^k and the goals solved in every trial or none (a run of several trials per goal)."""
+    trials = result.get("trials")
+    if not trials:
+        return []
+    ci = trials.get("ci95", {})
+    lines = [f"over trials: {trials['trials']} per goal, {trials['goals']} goals; {trials['definition']}"]
+    for k, value in trials["pass_hat_k"].items():
+        lines.append(f"{'pass^' + k:20}{_cell(value, ci.get('pass_hat_' + k), 1, True)}")
+    lines.append(f"{'solved every trial':20}{_cell(trials['all_trials'], ci.get('all_trials'), 1, True)}")
+    lines.append(f"{'solved no trial':20}{_cell(trials['no_trial'], ci.get('no_trial'), 1, True)}")
+    return lines
+
+
+def _plan(result: dict[str, Any], difference: float) -> dict[str, Any]:
+    """The goals x trials a comparison of this system with another needs to detect ``difference`` points
+    of Success, this run's variance standing for both (two independent runs: twice its variance, which
+    pairing on the same goals and seeds can only lower)."""
+    from mwz_metrics import power
+    from mwz_metrics.interactive.scoring.trials import outcomes_by_goal
+
+    between, within = power.variance_components(outcomes_by_goal(result["per_session"]))
+    return {
+        "difference": difference,
+        "between_goals": between,
+        "within_goal": within,
+        "needs": power.plan(difference / 100.0, 2 * between, 2 * within),
+    }
+
+
+def _plan_text(plan: dict[str, Any]) -> str:
+    lines = [
+        f"to detect {plan['difference']:g} points of Success against another system (80% power, alpha 0.05; "
+        f"this run's variance, between goals {plan['between_goals']:.4f}, within a goal {plan['within_goal']:.4f}):"
+    ]
+    for row in plan["needs"]:
+        needed = (
+            f"{row['goals']} goals x {row['trials']} trials = {row['sessions']} sessions" if row["goals"] else "n/a"
+        )
+        lines.append(f"  {row['trials']} trial(s) per goal: {needed}")
+    if plan["within_goal"] == 0:
+        lines.append("  (one trial per goal, or trials that never differ: run the pilot with --trials 2 or more")
+        lines[-1] += " to tell the two variances apart; the numbers above treat all variance as between goals)"
     return "\n".join(lines)
 
 
@@ -283,25 +366,38 @@ def _progress() -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run (or resume, or only score) the sessions and print the scores."""
     from mwz_metrics.inputs import InputError
-    from mwz_metrics.interactive.harness import api
     from mwz_metrics.interactive.harness import sessions as session_files
 
     if not args.system and not (args.score_only and args.output):
         raise InputError("--system is required (only --score-only -o FILE runs without it)")
     output = args.output or _default_output(args)
+    if args.profile or args.profiles:
+        from mwz_metrics.cli.interact_profiles import run_profiles
+
+        return run_profiles(args, output, _run_and_score)
     if args.score_only:
-        config, sessions = api.load_session_file(output)
-        _score_and_report(args, output, config, sessions, None)
+        result, config, sessions = _run_and_score(args, output)
+        _report(args, result, config, sessions, output)
         return 0
     with session_files.exclusive(output):  # one writer, from the first session to the outcomes
-        config, sessions, context = _run_sessions(args, output)
-        _score_and_report(args, output, config, sessions, context)
+        result, config, sessions = _run_and_score(args, output)
+        _report(args, result, config, sessions, output)
     return 0
 
 
-def _score_and_report(args: argparse.Namespace, output: str, config: dict, sessions: list, context: Any) -> None:
+def _run_and_score(
+    args: argparse.Namespace, output: str, profile: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """Run (or resume, or only read) the sessions of ``output`` and score them: (result, configuration, sessions)."""
     from mwz_metrics.interactive.harness import api
 
+    if args.score_only:
+        from mwz_metrics.interactive.harness.context import InteractiveContext
+
+        context = InteractiveContext(data_dir=args.data_dir)
+        config, sessions = api.load_session_file(output, context)  # in goal order, whatever -j wrote
+    else:
+        config, sessions, context = _run_sessions(args, output, profile)
     result = api.score(
         sessions,
         config,
@@ -309,14 +405,17 @@ def _score_and_report(args: argparse.Namespace, output: str, config: dict, sessi
         metrics=metric_flags.requests(args),
         resamples=args.resamples,
         delexicalize=args.delexicalize,
+        exclude_infra=args.exclude_infra,
     )
     result["session_file"] = output
     if args.price:
         result["cost"] = cost(result.get("tokens") or {}, args.price)
-    _report(args, result, config, sessions, output)
+    return result, config, sessions
 
 
-def _run_sessions(args: argparse.Namespace, output: str) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+def _run_sessions(
+    args: argparse.Namespace, output: str, profile: str | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
     """Prepare the run, run (or resume) its sessions into ``output``: (configuration, sessions, context)."""
     from mwz_metrics.inputs import InputError
     from mwz_metrics.interactive.harness import api
@@ -331,6 +430,8 @@ def _run_sessions(args: argparse.Namespace, output: str) -> tuple[dict[str, Any]
         goals=goals,
         seed=args.seed,
         max_turns=args.max_turns,
+        trials=args.trials,
+        profile=profile,
         timeout=args.timeout,
         retries=args.retries,
         data_dir=args.data_dir,
@@ -371,6 +472,10 @@ def _report(
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
     else:
         print(table(result, config))
+    if args.plan is not None:
+        result["plan"] = _plan(result, args.plan)
+        if not args.json:
+            print(_plan_text(result["plan"]))
     write_json(result, args.result)
     if args.predictions:
         write_json(export.predictions_export(sessions, config), args.predictions)  # mwz evaluate scores it

@@ -93,6 +93,24 @@ def _realism_arguments(parser: argparse.ArgumentParser) -> None:
         "default: agenda + oracle-text on the same goals, run here)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seeds the simulator (0)")
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="measure the agenda user playing this profile beside the default and the real users (repeatable)",
+    )
+    parser.add_argument("--profiles", choices=("all",), help="--profile for every registered profile")
+    parser.add_argument(
+        "--simulator",
+        help="measure this registered simulator (agenda, llm, a plugin's) beside the real users, as the agenda user",
+    )
+    parser.add_argument(
+        "--simulator-option", action="append", default=[], metavar="KEY=VALUE", help="a simulator option (repeatable)"
+    )
+    parser.add_argument("--endpoint", help="--simulator llm: an OpenAI-compatible base URL")
+    parser.add_argument("--model", help="--simulator llm: the model name the endpoint serves")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
     _common(parser)
 
 
@@ -144,6 +162,14 @@ def realism(args: argparse.Namespace) -> int:
     from mwz_metrics.interactive.harness.context import InteractiveContext
 
     context = InteractiveContext(data_dir=args.data_dir)
+    if args.profile or args.profiles or args.simulator:
+        from mwz_metrics.cli.realism_users import measure
+
+        report = measure(args, context)
+        if args.json:
+            print(json.dumps(report, indent=2, ensure_ascii=False))
+        write_json(report, args.output)
+        return 0
     if args.sessions:
         _, sessions = api.load_session_file(args.sessions)
     else:

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mwz_metrics import bootstrap
 from mwz_metrics.comparison.table import Comparison
 from mwz_metrics.inputs import InputError, read_json
@@ -237,6 +239,7 @@ def _score_interactive(
     seed: int,
     data_dir: str | None,
     delexicalize: str = "auto",
+    exclude_infra: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Each session file scored as ``mwz interact`` scores it (one shared context)."""
     if not systems:
@@ -248,7 +251,7 @@ def _score_interactive(
     out = {}
     for name, path in progress(systems.items(), "scoring interactive runs", total=len(systems)):
         try:
-            config, sessions = api.load_session_file(path)
+            config, sessions = api.load_session_file(path, context)  # in goal order, whatever -j wrote
             out[name] = api.score(
                 sessions,
                 config,
@@ -259,6 +262,7 @@ def _score_interactive(
                 seed=seed,
                 scorable_only=True,
                 delexicalize=delexicalize,
+                exclude_infra=exclude_infra,
             )
         except InputError as error:
             raise InputError(f"system {name}: {error}") from None
@@ -299,6 +303,114 @@ def _interactive_rows(
     return rows
 
 
+def _per_goal(per_session: Sequence[Mapping[str, Any]], metric: str, keys: set[str] | None) -> dict[str, list[float]]:
+    """A run's outcomes of ``metric`` (1/0) per goal, from the sessions in ``keys`` (all by default)."""
+    from mwz_metrics.interactive.protocol import parse_session_id
+
+    out: dict[str, list[float]] = {}
+    for record in per_session:
+        if record.get(metric) is None or (keys is not None and record["id"] not in keys):
+            continue
+        out.setdefault(parse_session_id(record["id"])[0], []).append(float(record[metric]))
+    return out
+
+
+def paired_runs(
+    run: Mapping[str, Any], base: Mapping[str, Any], *, resamples: int, seed: int, plan_difference: float | None
+) -> dict[str, Any]:
+    """One interactive run against the baseline run: paired by goal, and by trial where both have trials
+    (the same trial of a goal meets the same simulated user); each metric's difference and its paired
+    bootstrap p-value resampling goals; for Success the smallest difference this size detects
+    (:mod:`mwz_metrics.power`) and, with ``plan_difference``, the goals x trials that difference needs."""
+    from mwz_metrics import power
+    from mwz_metrics.interactive.protocol import parse_session_id
+
+    ids = [{r["id"] for r in result["per_session"]} for result in (run, base)]
+    with_trials = all(any(parse_session_id(i)[1] is not None for i in group) for group in ids)
+    keys = ids[0] & ids[1] if with_trials else None
+    out: dict[str, Any] = {"paired_by": "goal and trial" if with_trials else "goal"}
+    for metric in ("success", "inform"):
+        mine, theirs = _per_goal(run["per_session"], metric, keys), _per_goal(base["per_session"], metric, keys)
+        goals = [g for g in mine if g in theirs]  # goal order: the run's
+        if not goals:
+            continue
+        a = np.array([np.mean(mine[g]) for g in goals])
+        b = np.array([np.mean(theirs[g]) for g in goals])
+        entry: dict[str, Any] = {"difference": 100.0 * float(a.mean() - b.mean()), "goals": len(goals)}
+        if resamples > 0 and len(goals) > 1:
+            weights = bootstrap.resample_weights(len(goals), resamples, seed)
+            total = weights.sum(axis=1)
+            entry["p_value"] = bootstrap.p_value(
+                (weights @ a) / total, (weights @ b) / total, float(a.mean() - b.mean())
+            )
+        if metric == "success":
+            entry["detectable"] = 100.0 * power.detectable_difference(list(a - b))
+            entry["below_detectable"] = bool(abs(entry["difference"]) < entry["detectable"])
+            if plan_difference is not None:
+                differences = _paired_differences(run, base, keys, goals)
+                between, within = power.variance_components(differences)
+                entry["plan"] = {
+                    "difference": plan_difference,
+                    "needs": power.plan(plan_difference / 100.0, between, within),
+                }
+        out[metric] = entry
+    return out
+
+
+def _paired_differences(
+    run: Mapping[str, Any], base: Mapping[str, Any], keys: set[str] | None, goals: Sequence[str]
+) -> dict[str, list[float]]:
+    """Per goal, the Success differences of its paired sessions (by trial), else its one mean difference."""
+    from mwz_metrics.interactive.protocol import parse_session_id
+
+    if keys is None:
+        mine, theirs = _per_goal(run["per_session"], "success", None), _per_goal(base["per_session"], "success", None)
+        return {g: [float(np.mean(mine[g]) - np.mean(theirs[g]))] for g in goals}
+    outcome = [{r["id"]: r["success"] for r in result["per_session"]} for result in (run, base)]
+    out: dict[str, list[float]] = {}
+    for key in sorted(keys):
+        first, second = outcome[0].get(key), outcome[1].get(key)
+        if first is not None and second is not None:
+            out.setdefault(parse_session_id(key)[0], []).append(float(first) - float(second))
+    return out
+
+
+def _interactive_pairs(
+    interactive: Mapping[str, Mapping[str, Any]],
+    baseline: str | None,
+    *,
+    resamples: int,
+    seed: int,
+    plan_difference: float | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Every interactive run against the baseline run (``baseline`` if it is one, else the first run)."""
+    names = list(interactive)
+    base = baseline if baseline in interactive else (names[0] if names else None)
+    if base is None:
+        return {}
+    return {
+        name: {"baseline": base}
+        | paired_runs(
+            interactive[name], interactive[base], resamples=resamples, seed=seed, plan_difference=plan_difference
+        )
+        for name in names
+        if name != base
+    }
+
+
+def _with_pairs(rows: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, Any]]) -> None:
+    """The p-values (and Success's detectable difference) into the runs' total rows."""
+    for row in rows:
+        paired = (pairs.get(row["system"]) or {}).get(row["metric"])
+        if paired is None or row["domain"] != "total":
+            continue
+        if "p_value" in paired:
+            row["p_value"] = paired["p_value"]
+        if "detectable" in paired:
+            row["detectable"] = paired["detectable"]
+            row["below_detectable"] = paired["below_detectable"]
+
+
 def compare(
     systems: Mapping[str, str | Path | Mapping[str, Any]],
     *,
@@ -314,6 +426,8 @@ def compare(
     evaluator_options: EvaluationSettings | Mapping[str, Any] | None = None,
     jobs: int | None = None,
     common_dialogues: bool = False,
+    exclude_infra: bool = False,
+    plan_difference: float | None = None,
 ) -> Comparison:
     """Score every system with the same metrics and compare them (see the module docstring).
 
@@ -347,11 +461,14 @@ def compare(
         seed=seed,
         data_dir=scoring.data_dir,
         delexicalize=scoring.settings.delexicalize or "auto",
+        exclude_infra=exclude_infra,
     )
     rows = _static_rows(measured, stats)
     rows += _interactive_rows(
         interactive, success="success" in asked, richness="richness" in asked, bleu="bleu" in asked
     )
+    pairs = _interactive_pairs(interactive, baseline, resamples=resamples, seed=seed, plan_difference=plan_difference)
+    _with_pairs(rows, pairs)
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
     assembled = {name: _assembled(results) for name, results in measured.items()}
     return Comparison(
@@ -361,7 +478,8 @@ def compare(
         baseline=baseline,
         per_dialogue=_dialogue_rows(measured) if per_dialogue else [],
         results={**assembled, **interactive},
-        settings=_settings(measured, assembled, interactive, resamples, seed, common_dialogues),
+        settings=_settings(measured, assembled, interactive, resamples, seed, common_dialogues)
+        | ({"interactive_pairs": pairs} if pairs else {}),
     )
 
 
@@ -372,8 +490,8 @@ def _checked(systems: Mapping[str, Any], baseline: str | None) -> tuple[dict[str
     if baseline is not None and baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
     static_systems, interactive_systems = _split_interactive(systems)
-    if baseline is not None and baseline in interactive_systems:
-        raise InputError(f"baseline {baseline!r} is an interactive run: p-values pair test dialogues of static systems")
+    if baseline is not None and baseline in interactive_systems and static_systems:
+        logger.info("baseline %s is an interactive run: the static systems get no p-values", baseline)
     return static_systems, interactive_systems
 
 

@@ -154,7 +154,8 @@ def _note(comparison: Comparison) -> str:
         if not shown["higher_is_better"] and any(r["metric"] == name for r in comparison.rows):
             note += f"; {name.capitalize()}: {shown['label']}, lower is better"
     if settings.get("interactive"):
-        note += "; interactive runs: intervals over each run's own sessions, no p-values"
+        note += "; interactive runs: intervals resample each run's own goals (a goal's trials together)"
+        note += "".join(f"; {line}" for line in _pair_notes(settings.get("interactive_pairs") or {}))
     gold = [s for s in comparison.systems if s in gold_states(comparison)]
     if gold:
         note += (
@@ -162,6 +163,36 @@ def _note(comparison: Comparison) -> str:
             "(the system predicts none), an easier setting than the others'"
         )
     return note
+
+
+def _pair_notes(pairs: dict[str, Any]) -> list[str]:
+    """Each interactive run against the baseline run: differences, p-values, the detectable difference."""
+    out = []
+    for name, pair in pairs.items():
+        parts = []
+        for metric in ("success", "inform"):
+            if metric in pair:
+                shown = f"{metric.capitalize()} {pair[metric]['difference']:+.1f}"
+                if "p_value" in pair[metric]:
+                    shown += f" (p = {pair[metric]['p_value']:.3f})"
+                parts.append(shown)
+        success = pair.get("success") or {}
+        line = f"{name} - {pair['baseline']}, paired by {pair['paired_by']} over {success.get('goals', 0)} goals: "
+        line += ", ".join(parts)
+        if "detectable" in success:
+            line += (
+                f"; smallest Success difference detectable at this size (80% power, alpha 0.05, paired variance): "
+                f"{success['detectable']:.1f}"
+            )
+            if success["below_detectable"]:
+                line += f" ({success['difference']:+.1f} is below it: not a detectable difference)"
+        if success.get("plan"):
+            needs = ", ".join(
+                f"{r['goals']} goals x {r['trials']} trials" for r in success["plan"]["needs"] if r["goals"]
+            )
+            line += f"; to detect {success['plan']['difference']:g} points: {needs or 'the pilot has no variance to plan from'}"
+        out.append(line)
+    return out
 
 
 def signature_lines(comparison: Comparison) -> list[tuple[str, list[str]]]:

@@ -2,14 +2,18 @@
 
 Each turn the system receives a **request** (JSON)::
 
-    {"dialogue_id": "pmul4524", "turn": 2,
+    {"dialogue_id": "pmul4524", "turn": 2, "seed": 1786416449,
      "history": [{"speaker": "user", "text": "I need a train to Cambridge.", "acts": [...]},
                  {"speaker": "system", "text": "Where from?"},
                  {"speaker": "user", "text": "From Ely, on Monday."}]}
 
 ``turn`` counts system turns from 0; ``history`` holds every turn so far, ending with the
-user's. A user turn carries ``acts`` when the simulator has them (the annotated acts of
-``replay``, the agenda's own acts): reference systems read them, a real system should not.
+user's. ``seed`` is the session's seed (see :func:`session_seed`): a stochastic system that samples
+with it is reproducible. A run of several trials per goal (``mwz interact --trials K``) adds
+``trial`` (0..K-1): sessions of one goal then run at once, so a system keeps per-session state
+under :func:`session_key` (``pmul4524#2``), never under the dialogue id alone. A user turn carries
+``acts`` when the simulator has them (the annotated acts of ``replay``, the agenda's own acts):
+reference systems read them, a real system should not.
 A system turn carries the ``acts`` and ``state`` its system returned, if any.
 
 It returns one **turn** of mwzeval's predictions format, so a session is scored like a
@@ -21,12 +25,13 @@ predictions file::
      "acts": [["inform", "train", "id", "TR1234"]]}              # optional: dialogue acts
 
 A system is anything with ``respond(request) -> turn`` (or a plain callable). It must not keep
-per-session state elsewhere than under the dialogue id: sessions run concurrently (``-j``).
+per-session state elsewhere than under :func:`session_key`: sessions run concurrently (``-j``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -48,6 +53,42 @@ END_REASONS = {
 # A response's text at most (characters; ``mwz interact --max-response-chars``): a MultiWOZ response
 # is about 80, a chatty model's a few hundred. Longer ends the session as ``malformed_response``.
 MAX_RESPONSE_CHARS = 10_000
+
+
+def session_id(dialogue_id: str, trial: int | None) -> str:
+    """The id of one session: the dialogue id alone in a run of one trial per goal (``trial`` None),
+    else ``dialogue_id#trial``."""
+    return dialogue_id if trial is None else f"{dialogue_id}#{trial}"
+
+
+def parse_session_id(session: str) -> tuple[str, int | None]:
+    """(dialogue id, trial) of a session id written by :func:`session_id`."""
+    dialogue_id, mark, trial = session.rpartition("#")
+    return (dialogue_id, int(trial)) if mark and trial.isdigit() else (session, None)
+
+
+def session_key(request: Mapping[str, Any]) -> str:
+    """Under what a system keeps the state of the session a request belongs to."""
+    trial = request.get("trial")
+    return session_id(str(request.get("dialogue_id", "")), None if trial is None else int(trial))
+
+
+def session_seed(seed: int, dialogue_id: str, trial: int | None) -> tuple[str, int]:
+    """A session's seed: the text that seeds the simulator's ``random.Random``, and the integer the system
+    receives (``seed`` in the request; below 2**31, as OpenAI-compatible endpoints take it).
+
+    The text is ``"{seed}:{dialogue_id}"`` for the first trial (trial 0, or a run of one trial: the
+    sessions of a run without ``--trials`` are the same as before trials existed, and a run's first
+    trial is the run of one trial) and ``"{seed}:{dialogue_id}:{trial}"`` for the others; the integer is
+    the first 31 bits of the text's sha256.
+    """
+    text = f"{seed}:{dialogue_id}" if not trial else f"{seed}:{dialogue_id}:{trial}"
+    return text, int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") >> 1
+
+
+# End reasons that are the infrastructure's, not the dialogue's: counted apart in the figures (and as
+# failures unless ``--exclude-infra``), run again by ``--resume --retry-failed``.
+INFRASTRUCTURE_ENDS = ("system_timeout", "system_error", "simulator_error")
 
 
 class SessionEnd(Exception):

@@ -9,6 +9,8 @@
 - **Whole sessions**: distribution figures of simulated sessions beside the real test dialogues'
   (system turns per session, words per user turn, distinct uni- and bigrams of the user turns,
   domains per user turn, turns that bring up two domains).
+- **Behaviour rates** (:mod:`.behaviour`, with :func:`measure_users`): what the user profiles change,
+  beside the real users' rates on the test and validation dialogues.
 - **Foreign values**: user turns naming a value (a venue, an area, a food, a day, a time, a
   number...) that neither their acts nor their goal hold: each should be none.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.interactive.acts import Act, parse_acts
@@ -281,3 +283,101 @@ def run(
         "foreign_values": foreign_values(sessions, ValueLexicon(context.database)),
         "simulator": identity,
     }
+
+
+@dataclasses.dataclass
+class SimulatedUser:
+    """One simulated user to measure: its label, its factory (``session(goal, rng)``) and sessions it had."""
+
+    label: str
+    factory: Any
+    sessions: Sequence[Mapping[str, Any]]
+
+
+def _vocabulary(context: Any, validation: Mapping[str, Sequence[Mapping[str, Any]]]) -> Any:
+    """The words of MultiWOZ 2.1 validation (users' and wizards') and of the venue database."""
+    from mwz_metrics.interactive.diagnostics.behaviour import Vocabulary
+
+    texts = [t["text"] for turns in validation.values() for t in turns]
+    values = [
+        str(v)
+        for domain in ("restaurant", "hotel", "attraction", "train")
+        for row in context.database.all_rows(domain)
+        for v in row.values()
+        if isinstance(v, str)
+    ]
+    return Vocabulary(texts, values)
+
+
+def _histories(goals: Mapping[str, UserGoal], corpus: Any, user: SimulatedUser, seed: int) -> dict[str, Any] | None:
+    """BLEU and act F1 after oracle histories, or None for a simulator that cannot take a history (no ``assume``)."""
+    first = next(iter(goals.values()))
+    if not callable(getattr(user.factory.session(first, random.Random(seed)), "assume", None)):
+        return None
+    turns = oracle_histories(goals, corpus.dialogues, user.factory.session, seed=seed)
+    score, _signature = bleu(turns)
+    return {
+        "user_turns": len(turns),
+        "bleu": score,
+        "acts": act_scores(turns),
+        "requests_repeated": repeated_requests(turns, corpus.dialogues, real=False),
+        "real_requests_repeated": repeated_requests(turns, corpus.dialogues, real=True),
+    }
+
+
+def repeated_requests(turns: Sequence[NextTurn], dialogues: Mapping[str, Any], *, real: bool) -> float:
+    """Of the requests said after oracle histories (the simulator's, or with ``real`` the real user's),
+    the share (%) asking again for an attribute the real user asked for earlier in the history: a user
+    who gives up after an unanswered request (``impatient``) asks again less than a patient one."""
+    asked = repeated = 0
+    for turn in turns:
+        history = dialogues[turn.dialogue_id][0::2][: turn.index]
+        earlier = {
+            (a.domain, a.slot) for t in history for a in parse_acts(t.get("dialog_act") or {}) if a.intent == "request"
+        }
+        for act in turn.real_acts if real else turn.acts:
+            if act.intent == "request":
+                asked += 1
+                repeated += (act.domain, act.slot) in earlier
+    return 100 * repeated / max(asked, 1)
+
+
+def measure_users(
+    context: Any,
+    users: Sequence[SimulatedUser],
+    *,
+    seed: int = 0,
+    dialogues: int | None = None,
+    histories: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """Each simulated user beside the real ones: oracle histories (BLEU, act F1; Cheng et al. 2022 report
+    17.92 BLEU for their best user), the whole-session distribution and the behaviour rates
+    (:mod:`.behaviour`) of its sessions; the real users' of the same test dialogues and of validation.
+    ``histories``: the users whose oracle histories are measured (all by default)."""
+    from mwz_datasets.corpus import load_corpus
+    from mwz_metrics.interactive.diagnostics.behaviour import behaviour
+
+    corpus = load_corpus("test", context.data_dir)
+    validation = load_corpus("validation", context.data_dir).dialogues
+    goals = dict(list(context.goals.items())[:dialogues]) if dialogues else dict(context.goals)
+    vocabulary = _vocabulary(context, validation)
+    columns: dict[str, Any] = {}
+    for user in users:
+        turns = session_turns(user.sessions)
+        columns[user.label] = {
+            "oracle_histories": _histories(goals, corpus, user, seed)
+            if histories is None or user.label in histories
+            else None,
+            "distribution": distribution(turns),
+            "behaviour": behaviour(turns, vocabulary),
+        }
+    real = corpus_turns({key: corpus.dialogues[key] for key in goals})
+    columns["real (test)"] = {"distribution": distribution(real), "behaviour": behaviour(real, vocabulary)}
+    columns["real (validation)"] = {
+        "distribution": distribution(corpus_turns(validation)),
+        "behaviour": behaviour(corpus_turns(validation), vocabulary),
+    }
+    return {"dialogues": len(goals), "columns": columns, "cheng_et_al_bleu": CHENG_BLEU}
+
+
+CHENG_BLEU = 17.92  # Cheng et al. (2022), Table 1: their best user simulator's BLEU after oracle histories

@@ -29,6 +29,7 @@ from mwz_metrics.interactive.harness.runner import run_all
 from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS
 from mwz_metrics.interactive.scoring import export
 from mwz_metrics.interactive.scoring import figures as scoring
+from mwz_metrics.interactive.scoring import trials as trial_scoring
 from mwz_metrics.settings import EvaluationSettings
 from mwz_plugins.version import __version__
 
@@ -85,6 +86,8 @@ def prepare(
     user_acts: bool = DEFAULT_USER_ACTS,
     max_answer_bytes: int = DEFAULT_MAX_BYTES,
     max_response_chars: int = MAX_RESPONSE_CHARS,
+    trials: int = 1,
+    profile: str | None = None,
 ) -> Run:
     """Load the data, the simulator and the system, and choose the goals (nothing runs yet).
 
@@ -94,17 +97,21 @@ def prepare(
     ``retries``: each request of an HTTP or LLM system and of the ``llm`` simulator (one deadline for
     the connection and the whole answer); ``max_answer_bytes`` (an HTTP answer) and
     ``max_response_chars`` (a response's text): beyond them a session ends ``malformed_response``
-    (in the configuration where they are not the defaults)."""
+    (in the configuration where they are not the defaults). ``trials``: sessions per goal, each with its
+    own seed (:func:`~mwz_metrics.interactive.protocol.session_seed`; a run of one trial records none);
+    ``profile``: a registered user profile the simulator plays (:mod:`..user.profiles`)."""
     context = context or InteractiveContext(data_dir=data_dir)
     if max_turns <= 0:
         raise InputError(f"--max-turns {max_turns}: give a positive number")
+    if trials <= 0:
+        raise InputError(f"--trials {trials}: give a positive number")
     if max_answer_bytes <= 0 or max_response_chars <= 0:
         raise InputError("--max-answer-bytes and --max-response-chars: give positive numbers")
     loaded = load_system(
         system, context, timeout=timeout, retries=retries, options=system_options, max_bytes=max_answer_bytes
     )
     factory, simulator_identity = load_simulator(
-        simulator, context, simulator_options, timeout=timeout, retries=retries
+        simulator, context, simulator_options, profile, timeout=timeout, retries=retries
     )
     chosen = _select_goals(context, goals, loaded.dialogues)
     ids = ",".join(g.dialogue_id for g in chosen)
@@ -116,6 +123,7 @@ def prepare(
         "max_turns": max_turns,
         "user_acts": bool(user_acts or loaded.reads_user_acts),
         "goals": {"count": len(chosen), "sha256": hashlib.sha256(ids.encode()).hexdigest()},
+        **({"trials": trials} if trials > 1 else {}),
         "data": context.signature()["sources"],
         "derived_code": context.signature()["derived_code"],
     }
@@ -161,6 +169,7 @@ def run_sessions(
         user_acts=bool(run.config["user_acts"]),
         name=_system_label(run.config),
         max_response_chars=int((run.config.get("limits") or {}).get("max_response_chars", MAX_RESPONSE_CHARS)),
+        trials=int(run.config.get("trials", 1)),
     )
 
 
@@ -179,6 +188,7 @@ def score(
     delexicalize: str = "auto",
     warm: dict[Any, Any] | None = None,
     read: dict[str, list[str]] | None = None,
+    exclude_infra: bool = False,
 ) -> dict[str, Any]:
     """Score sessions (see :mod:`.scoring`): every metric from the registry, mwzeval's Inform/Success
     always (the session figures rest on it), richness and BLEU (``bleu``: by default only for
@@ -190,10 +200,17 @@ def score(
     ``delexicalize``: how responses that carry values are read (:mod:`mwz_metrics.delexicalize`).
     ``warm``: a dict the caller keeps between calls (an environment scoring one session at a time), in
     which the metrics are loaded once, so that their test set and database stay loaded. ``read``: a dict
-    that receives the responses as mwzeval read them where it delexicalized them (by dialogue key)."""
+    that receives the responses as mwzeval read them where it delexicalized them (by dialogue key).
+    ``exclude_infra``: leave out the sessions that ended for an infrastructure reason (a timeout, a
+    failed system or simulator) instead of counting them as failures (:mod:`.scoring.trials`)."""
     from mwz_metrics import metric
 
     context = context or InteractiveContext()
+    infrastructure = trial_scoring.infrastructure_ends(sessions)
+    if exclude_infra:
+        sessions = [s for s in sessions if not trial_scoring.is_infrastructure(s)]
+        if not sessions:
+            raise InputError("--exclude-infra: every session ended for an infrastructure reason; nothing to score")
     aligned = (config.get("simulator") or {}).get("name") == "replay"
     spelled = {"success": True, "richness": richness, "bleu": aligned if bleu is None else bleu}
     requests = [metric.MetricRequest(name) for name, on in spelled.items() if on]
@@ -225,12 +242,26 @@ def score(
             read.update(scored.responses or {})
     static = metric.assemble({name: r for name, r in results.items() if r.shared})  # mwzeval's, in one pass
     result = scoring.score_sessions(sessions, static, resamples=resamples, seed=seed)
+    if infrastructure or exclude_infra:
+        result["infrastructure"] = {
+            "ends": infrastructure,
+            "sessions": sum(infrastructure.values()),
+            "counted": "excluded" if exclude_infra else "as failures",
+        }
     bleu_scored = "bleu" in results
-    result["signature"] = _signature(config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu_scored)
+    result["signature"] = _signature(
+        config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu_scored, exclude_infra=exclude_infra
+    )
     metric.add_to_summary(result, {name: r for name, r in results.items() if not r.shared})
     if not_scored:
         result["not_scored"] = not_scored
     return result
+
+
+def _profile_label(simulator: Mapping[str, Any]) -> str:
+    """``+terse@1.0.0`` for a simulator playing a profile (nothing for the default user)."""
+    profile = simulator.get("profile")
+    return f"+{profile['name']}@{profile['version']}" if profile else ""
 
 
 def _system_label(config: Mapping[str, Any]) -> str:
@@ -250,7 +281,7 @@ def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: 
     elif system.get("version"):
         system_name += f"@{system['version']}"
     line_options = {
-        "simulator": f"{simulator.get('name')}@{simulator.get('version')}",
+        "simulator": f"{simulator.get('name')}@{simulator.get('version')}" + _profile_label(simulator),
         "system": system_name,
         "seed": config.get("seed"),
         "max_turns": config.get("max_turns"),
@@ -260,6 +291,10 @@ def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: 
         # act level or text level, as ConvLab's with or without NLU (a file from before --user-acts: the acts were sent)
         "user_acts": bool(config.get("user_acts", True)),
     }
+    if config.get("trials"):  # sessions per goal (a run of one trial names none)
+        line_options["trials"] = config["trials"]
+    if result.get("infrastructure"):  # how sessions ended by a timeout or a failure count (only where any did)
+        line_options["infra"] = "excluded" if options["exclude_infra"] else "failures"
     if system.get("options"):  # what the factory was made with (--system-option)
         line_options["system_options"] = "+".join(f"{k}~{v}" for k, v in sorted(system["options"].items()))
     if (config.get("environment") or {}).get("reward"):  # a training environment's episode: its reward
@@ -303,9 +338,16 @@ def interact(
     return score(sessions, run.config, context=run.context, metrics=metrics)
 
 
-def load_session_file(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A session file's run configuration and its sessions (an incomplete last line dropped)."""
-    return session_files.read(path)
+def load_session_file(
+    path: str | Path, context: InteractiveContext | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A session file's run configuration and its sessions (an incomplete last line dropped); with
+    ``context``, the sessions in goal order (the test set's, each goal's trials in order), not in the
+    order they finished: what is scored, intervals included, does not depend on ``-j``."""
+    config, sessions = session_files.read(path)
+    if context is not None:
+        sessions = session_files.in_goal_order(sessions, list(context.test))
+    return config, sessions
 
 
 def load_sessions(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:

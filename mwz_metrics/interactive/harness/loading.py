@@ -165,17 +165,37 @@ def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
     return LoadedSystem(system, "python", spec, identity)
 
 
+def load_profile(name: str, simulator: str = "agenda") -> Any:
+    """The registered user profile ``name`` (a :class:`~..user.profiles.Profile`), for ``simulator``."""
+    from mwz_plugins import get_registry
+
+    registry = get_registry()
+    if name not in registry.profiles:
+        raise InputError(f"--profile {name!r}: not registered (known: {', '.join(sorted(registry.profiles))})")
+    entry = registry.profiles[name]
+    if simulator not in entry.simulators:
+        raise InputError(
+            f"--profile {name}: the {simulator} simulator cannot play it (only {', '.join(entry.simulators)})"
+        )
+    profile = _import(entry.loader, "profile")
+    profile = profile() if callable(profile) and not hasattr(profile, "shape") else profile
+    if getattr(profile, "version", entry.version) != entry.version or getattr(profile, "name", name) != name:
+        raise InputError(f"--profile {name}: the plugin registers {name}@{entry.version}, its loader gives {profile!r}")
+    return profile
+
+
 def load_simulator(
     name: str,
     context: Any,
     options: Mapping[str, Any] | None = None,
+    profile: str | None = None,
     *,
     timeout: float = 30.0,
     retries: int = 2,
 ) -> tuple[SimulatorFactory, dict[str, Any]]:
-    """The registered simulator ``name`` with ``options``, and how the signature names it; one that
-    talks to an endpoint (its loader's ``takes_http_settings``) gets the run's ``timeout`` and ``retries``
-    unless the options give them."""
+    """The registered simulator ``name`` with ``options`` (playing the registered ``profile``, if any), and
+    how the signature names it; one that talks to an endpoint (its loader's ``takes_http_settings``) gets
+    the run's ``timeout`` and ``retries`` unless the options give them."""
     from mwz_plugins import get_registry
 
     registry = get_registry()
@@ -184,8 +204,9 @@ def load_simulator(
     entry = registry.simulators[name]
     make = _import(entry.loader, "simulator")
     extra = {"timeout": timeout, "retries": retries} if getattr(make, "takes_http_settings", False) else {}
+    played = {"profile": load_profile(profile, name)} if profile else {}
     try:
-        factory = make(context, **{**extra, **dict(options or {})})
+        factory = make(context, **{**extra, **dict(options or {})}, **played)
     except TypeError as error:
         raise InputError(f"--simulator {name}: {error}") from None
     except MwzError:
@@ -198,4 +219,6 @@ def load_simulator(
         "plugin": registry.owners[("simulators", name)],
         "options": dict(factory.options()),
     }
+    if profile:
+        identity["profile"] = {**played["profile"].identity(), "plugin": registry.owners[("profiles", profile)]}
     return factory, identity

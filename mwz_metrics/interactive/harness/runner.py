@@ -1,7 +1,8 @@
 """The session runner: a simulated user and the system under test take turns, one goal each.
 
-Every session is seeded by the run's seed and its dialogue id, and the system sees only the
-request of :mod:`.protocol`, so sessions are independent: ``jobs`` of them run at once (threads;
+Every session is seeded by the run's seed, its dialogue id and its trial
+(:func:`~.protocol.session_seed`; the system receives the seed in the request), and the system sees
+only the request of :mod:`.protocol`, so sessions are independent: ``jobs`` of them run at once (threads;
 what helps is a system that waits, such as an HTTP endpoint), and a resumed run gives the same
 sessions as an uninterrupted one. A failing system or simulator ends its own session with a
 recorded reason (:data:`~.protocol.END_REASONS`) naming the system, the session and the turn; the
@@ -32,7 +33,16 @@ from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.harness import capture
 from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
-from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS, SessionEnd, System, SystemTurn, parse_system_turn
+from mwz_metrics.interactive.protocol import (
+    INFRASTRUCTURE_ENDS,
+    MAX_RESPONSE_CHARS,
+    SessionEnd,
+    System,
+    SystemTurn,
+    parse_system_turn,
+    session_id,
+    session_seed,
+)
 from mwz_metrics.interactive.user.base import SimulatorFactory
 
 logger = logging.getLogger(__name__)
@@ -59,9 +69,21 @@ def _ask(system: System, request: Mapping[str, Any], label: str) -> Any:
 class _Session:
     """One session as it runs: its records, what the system has seen, how it ended."""
 
-    def __init__(self, goal: UserGoal, system: System, *, name: str, user_acts: bool, max_chars: int) -> None:
+    def __init__(
+        self,
+        goal: UserGoal,
+        system: System,
+        *,
+        name: str,
+        user_acts: bool,
+        max_chars: int,
+        trial: int | None = None,
+        seed: int = 0,
+    ) -> None:
         self.goal, self.system, self.name, self.user_acts = goal, system, name, user_acts
         self.max_chars = max_chars
+        self.trial, self.id = trial, session_id(goal.dialogue_id, trial)
+        self.seed_text, self.seed = session_seed(seed, goal.dialogue_id, trial)
         self.turns: list[dict[str, Any]] = []
         self.history: list[dict[str, Any]] = []  # what the system sees: copies, so that it cannot touch the records
         self.booked: list[list[str]] = []
@@ -70,7 +92,7 @@ class _Session:
 
     def where(self, index: int) -> str:
         """``system NAME, session ID, turn N``: what an error names."""
-        return f"system {self.name}, session {self.goal.dialogue_id}, turn {index}"
+        return f"system {self.name}, session {self.id}, turn {index}"
 
     def start(self, factory: SimulatorFactory, rng: random.Random) -> Any:
         """The simulator's first user turn (None, the session ended, if the simulator failed)."""
@@ -91,7 +113,11 @@ class _Session:
 
     def request(self, index: int) -> dict[str, Any]:
         """What the system receives for its turn ``index`` (see :mod:`~mwz_metrics.interactive.protocol`)."""
-        return {"dialogue_id": self.goal.dialogue_id, "turn": index, "history": list(self.history)}
+        request: dict[str, Any] = {"dialogue_id": self.goal.dialogue_id, "turn": index, "history": list(self.history)}
+        if self.trial is not None:
+            request["trial"] = self.trial
+        request["seed"] = self.seed
+        return request
 
     def answer(self, index: int) -> SystemTurn | None:
         """The system's validated turn ``index`` (None, the session ended, if it failed)."""
@@ -122,17 +148,17 @@ class _Session:
         except Exception as error:
             if not self.turns or self.turns[-1] is not record:
                 self.turns.append(record)
-            self.end = _end(
-                "simulator_error", f"session {self.goal.dialogue_id}, turn {index}: {type(error).__name__}: {error}"
-            )
+            self.end = _end("simulator_error", f"session {self.id}, turn {index}: {type(error).__name__}: {error}")
             return None
 
     def record(self) -> dict[str, Any]:
         """The record a session file stores (see :mod:`.sessions`)."""
         end = self.end or _end("max_turns")
         simulator = self.simulator
-        session: dict[str, Any] = {
-            "id": self.goal.dialogue_id,
+        session: dict[str, Any] = {"id": self.id}
+        if self.trial is not None:
+            session["trial"] = self.trial
+        session |= {
             "goal": self.goal.as_json(),
             "turns": self.turns,
             "booked": self.booked,
@@ -142,7 +168,7 @@ class _Session:
         }
         report = getattr(self.system, "report", None)
         if callable(report):
-            session["system_report"] = report(self.goal.dialogue_id)
+            session["system_report"] = report(self.id)
         return session
 
 
@@ -161,12 +187,15 @@ class SteppedSession:
         user_acts: bool = DEFAULT_USER_ACTS,
         name: str = "",
         max_response_chars: int = MAX_RESPONSE_CHARS,
+        trial: int | None = None,
     ) -> None:
         label = name or getattr(system, "name", "") or "under test"
-        self.session = _Session(goal, system, name=label, user_acts=user_acts, max_chars=max_response_chars)
+        self.session = _Session(
+            goal, system, name=label, user_acts=user_acts, max_chars=max_response_chars, trial=trial, seed=seed
+        )
         self.max_turns = max_turns
         self.index = 0  # the system turn asked for next
-        self.user = self.session.start(factory, random.Random(f"{seed}:{goal.dialogue_id}"))
+        self.user = self.session.start(factory, random.Random(self.session.seed_text))
         if not self.done:
             self.session.hear(self.user)
 
@@ -202,10 +231,12 @@ def run_session(
     user_acts: bool = DEFAULT_USER_ACTS,
     name: str = "",
     max_response_chars: int = MAX_RESPONSE_CHARS,
+    trial: int | None = None,
 ) -> dict[str, Any]:
     """One session of ``goal``: the record a session file stores (see :mod:`.sessions`). ``user_acts``:
     whether the system sees the user's acts; ``name``: the system's, for the errors;
-    ``max_response_chars``: a longer response ends the session (``malformed_response``)."""
+    ``max_response_chars``: a longer response ends the session (``malformed_response``); ``trial``:
+    which of the goal's trials (None in a run of one trial per goal)."""
     steps = SteppedSession(
         goal,
         factory,
@@ -215,6 +246,7 @@ def run_session(
         user_acts=user_acts,
         name=name,
         max_response_chars=max_response_chars,
+        trial=trial,
     )
     while not steps.done:
         steps.step()
@@ -224,7 +256,7 @@ def run_session(
 # -- every session ----------------------------------------------------------------------------
 
 # Ends that say nothing about the system's dialogue skill: ``--retry-failed`` runs these sessions again.
-RETRIED_ENDS = ("system_timeout", "system_error", "simulator_error")
+RETRIED_ENDS = INFRASTRUCTURE_ENDS
 # Settings that change how a run goes, never what it measures: a resumed run may change them.
 OPERATIONAL = ("timeout", "retries")
 
@@ -254,8 +286,18 @@ def _operational(run: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+Unit = tuple[UserGoal, "int | None"]  # one session to run: a goal and its trial (None: one trial per goal)
+
+
+def units(goals: Sequence[UserGoal], trials: int) -> list[Unit]:
+    """Every session of a run, in goal order and each goal's trials in order (``trials`` 1: no trial)."""
+    if trials == 1:
+        return [(goal, None) for goal in goals]
+    return [(goal, trial) for goal in goals for trial in range(trials)]
+
+
 def _resumed(
-    out: str | Path | None, run: Mapping[str, Any], goals: Sequence[UserGoal], *, retry_failed: bool
+    out: str | Path | None, run: Mapping[str, Any], goals: Sequence[Unit], *, retry_failed: bool
 ) -> tuple[dict[Any, dict[str, Any]], dict[str, Any]]:
     """The sessions an interrupted run of the same configuration already wrote to ``out`` (less those
     ``retry_failed`` runs again, dropped from the file), and what the resumption changes."""
@@ -283,26 +325,24 @@ def _resumed(
     return done, {"settings": settings, "run_again": len(again), "already_done": len(done)}
 
 
-def _in_flight(
-    work: Callable[[UserGoal], dict[str, Any]], todo: Sequence[UserGoal], jobs: int
-) -> Iterator[dict[str, Any]]:
-    """Each goal's session as it finishes, ``jobs`` at once, in daemon threads: an interrupt (Ctrl-C)
+def _in_flight(work: Callable[[Unit], dict[str, Any]], todo: Sequence[Unit], jobs: int) -> Iterator[dict[str, Any]]:
+    """Each session (a goal and its trial) as it finishes, ``jobs`` at once, in daemon threads: an interrupt (Ctrl-C)
     ends the run at once, whatever a system is doing; the sessions in flight are dropped (``--resume``
     runs them)."""
-    tasks: queue.SimpleQueue[UserGoal] = queue.SimpleQueue()
-    for goal in todo:
-        tasks.put(goal)
+    tasks: queue.SimpleQueue[Unit] = queue.SimpleQueue()
+    for unit in todo:
+        tasks.put(unit)
     finished: queue.SimpleQueue[tuple[dict[str, Any] | None, BaseException | None]] = queue.SimpleQueue()
     stop = threading.Event()
 
     def worker() -> None:
         while not stop.is_set():
             try:
-                goal = tasks.get_nowait()
+                unit = tasks.get_nowait()
             except queue.Empty:
                 return
             try:
-                finished.put((work(goal), None))
+                finished.put((work(unit), None))
             except BaseException as error:  # a bug of ours: the run stops with it
                 finished.put((None, error))
 
@@ -341,11 +381,13 @@ def run_all(
     user_acts: bool = DEFAULT_USER_ACTS,
     name: str = "",
     max_response_chars: int = MAX_RESPONSE_CHARS,
+    trials: int = 1,
 ) -> list[dict[str, Any]]:
-    """Every goal's session, in goal order; each appended to ``out`` as it finishes.
+    """Every goal's sessions (``trials`` of each), in goal order; each appended to ``out`` as it finishes.
 
     With ``resume``, ``out`` must be a session file of the same ``run`` configuration (its
-    operational settings aside): its sessions are kept and only the missing goals are run, and with
+    operational settings aside): its sessions are kept and only the missing (goal, trial) sessions
+    are run, and with
     ``retry_failed`` those that ended for an infrastructure reason (:data:`RETRIED_ENDS`) too.
     Without ``resume``, an existing ``out`` is replaced only with ``overwrite``. One process writes
     ``out`` at a time (:func:`.sessions.exclusive`). What the system prints is captured (:mod:`.capture`).
@@ -355,17 +397,18 @@ def run_all(
     with session_files.exclusive(out) if out is not None else contextlib.nullcontext():
         if out is not None and not resume and not overwrite and Path(out).is_file() and Path(out).stat().st_size:
             raise InputError(f"{out} exists: --resume continues it, --overwrite replaces it (or choose another -o)")
-        done, resumption = _resumed(out, run, goals, retry_failed=retry_failed) if resume else ({}, {})
+        every = units(goals, trials)
+        done, resumption = _resumed(out, run, every, retry_failed=retry_failed) if resume else ({}, {})
         return _run_into(
-            goals,
+            every,
             done,
             resumption,
             out,
             run,
             progress,
             jobs,
-            lambda goal: run_session(
-                goal,
+            lambda unit: run_session(
+                unit[0],
                 factory,
                 system,
                 seed=seed,
@@ -373,22 +416,24 @@ def run_all(
                 user_acts=user_acts,
                 name=name,
                 max_response_chars=max_response_chars,
+                trial=unit[1],
             ),
         )
 
 
 def _run_into(
-    goals: Sequence[UserGoal],
+    goals: Sequence[Unit],
     done: dict[Any, dict[str, Any]],
     resumption: dict[str, Any],
     out: str | Path | None,
     run: Mapping[str, Any],
     progress: Callable[[int, int], None] | None,
     jobs: int,
-    work: Callable[[UserGoal], dict[str, Any]],
+    work: Callable[[Unit], dict[str, Any]],
 ) -> list[dict[str, Any]]:
-    """Run the goals not ``done``, appending each session to ``out`` as it ends."""
-    todo = [g for g in goals if g.dialogue_id not in done]
+    """Run the sessions (goal, trial) not ``done``, appending each session to ``out`` as it ends."""
+    ids = [session_id(goal.dialogue_id, trial) for goal, trial in goals]
+    todo = [unit for unit, key in zip(goals, ids) if key not in done]
     writer = session_files.SessionWriter(out, run, append=bool(resumption)) if out is not None else None
     results = dict(done)
     started = time.perf_counter()
@@ -406,4 +451,4 @@ def _run_into(
         if writer is not None:
             writer.close()
     logger.info("%d sessions in %.1f s", len(todo), time.perf_counter() - started)
-    return [results[g.dialogue_id] for g in goals if g.dialogue_id in results]
+    return [results[key] for key in ids if key in results]

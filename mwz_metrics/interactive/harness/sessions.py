@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.inputs import InputError
+from mwz_metrics.interactive.protocol import parse_session_id
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,9 @@ RESUMED = "resumed"  # the key of a line that records a resumption (not a sessio
 
 
 def session_key(record: Mapping[str, Any]) -> Hashable:
-    """What makes a session one: its dialogue id (a file holds each key once)."""
+    """What makes a session one: its goal and trial, as its id says them (the dialogue id, with ``#trial``
+    in a run of several trials per goal: :func:`~mwz_metrics.interactive.protocol.session_id`); a file
+    holds each key once."""
     return str(record["id"])
 
 
@@ -277,3 +280,15 @@ class SessionWriter:
         """Close the file."""
         with self._lock:
             self._file.close()
+
+
+def in_goal_order(sessions: list[dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
+    """Sessions sorted by the position of their goal in ``order`` (unknown goals last, by id), each goal's
+    trials in order: what a file's readers score, whatever order its sessions finished in."""
+    position = {key: i for i, key in enumerate(order)}
+
+    def where(session: Mapping[str, Any]) -> tuple[int, str, int]:
+        goal, trial = parse_session_id(str(session["id"]))
+        return position.get(goal, len(position)), goal, trial or 0
+
+    return sorted(sessions, key=where)

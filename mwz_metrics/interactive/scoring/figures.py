@@ -12,7 +12,9 @@
   every part of its goal was met).
 - **Turns**: system turns per session (one per user turn), over all sessions and over the
   successful ones; **end reasons** counted.
-- Bootstrap 95% intervals over sessions; richness of all responses; BLEU only for ``replay``
+- Bootstrap 95% intervals over goals (a goal's trials resampled together, :mod:`.trials`; with one
+  trial per goal, over sessions); pass^k and the goals solved in every trial or none with
+  ``--trials`` (:mod:`.trials`); richness of all responses; BLEU only for ``replay``
   sessions (the only ones with references); session coherence when asked and installed.
 """
 
@@ -29,6 +31,7 @@ from mwz_metrics import bootstrap
 from mwz_metrics.interactive.acts import Act, goal_slot_to_act
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.scoring import export
+from mwz_metrics.interactive.scoring import trials as trial_scoring
 from mwz_metrics.interactive.user.tracker import GoalTracker
 from mwz_metrics.interactive.vocabulary import INFORMING, precision_recall_f1
 
@@ -112,10 +115,11 @@ def session_truth(sessions: Sequence[Mapping[str, Any]], testset: Any, *, aligne
     from mwz_metrics.multiwoz.evaluator import SessionTruth
 
     test_goals = testset.multiwoz21["goals"]
+    goal_of = {s["id"]: str(s["goal"].get("dialogue_id", s["id"])) for s in sessions}  # a trial's goal
     return SessionTruth(
         goals={
-            s["id"]: test_goals[s["id"]]
-            if s["id"] in test_goals
+            s["id"]: test_goals[goal_of[s["id"]]]
+            if goal_of[s["id"]] in test_goals
             else _mwzeval_goal(UserGoal.from_json(s["goal"]), testset.chain)
             for s in sessions
         },
@@ -138,7 +142,13 @@ def score_sessions(
         raise ValueError("no sessions to score")
     outcomes = static["success"]["per_dialogue"] if static.get("success") else {}
     per_session = [_session_figures(session, outcomes) for session in sessions]
-    result = _summary(per_session, resamples, seed)
+    resampler = trial_scoring.GoalResampler(trial_scoring.groups(sessions), resamples, seed)
+    result = _summary(per_session, resampler)
+    trials = max((trial_scoring.trial_of(s) + 1 for s in sessions if "trial" in s), default=1)
+    if trials > 1:
+        result["trials"] = trial_scoring.trial_figures(
+            sessions, per_session, trials=trials, resamples=resamples, seed=seed
+        )
     for key in ("bleu", "richness"):
         if static.get(key) is not None:
             result[key] = static[key]
@@ -173,8 +183,8 @@ def _session_figures(session: Mapping[str, Any], outcomes: Mapping[str, Any]) ->
     }
 
 
-def _summary(per_session: list[dict[str, Any]], resamples: int, seed: int) -> dict[str, Any]:
-    """Rates, act figures, turns and end reasons with their bootstrap intervals.
+def _summary(per_session: list[dict[str, Any]], resampler: trial_scoring.GoalResampler) -> dict[str, Any]:
+    """Rates, act figures, turns and end reasons with their bootstrap intervals (``resampler``: goals).
 
     A figure over sessions of one kind (the book rate over sessions with a booking, turns over the
     successful ones) resamples those sessions only; with fewer than :data:`MIN_SESSIONS` of them its
@@ -184,13 +194,14 @@ def _summary(per_session: list[dict[str, Any]], resamples: int, seed: int) -> di
     out: dict[str, Any] = {"sessions": n}
     ci: dict[str, Any] = {}
     for key in ("inform", "success", "complete", "book_rate"):
+        mask = [s[key] is not None for s in per_session]
         present = [float(s[key]) for s in per_session if s[key] is not None]
         out[key] = 100.0 * sum(present) / len(present) if present else None
-        ci[key] = _resampled(present, resamples, seed, _percent)
+        ci[key] = _resampled(present, resampler, mask, _percent)
     tp, fp, fn = (np.array([s[k] for s in per_session], dtype=np.float64) for k in ("tp", "fp", "fn"))
     precision, recall, f1 = precision_recall_f1(tp.sum(), fp.sum(), fn.sum())
     out["inform_precision"], out["inform_recall"], out["inform_f1"] = 100 * precision, 100 * recall, 100 * f1
-    weights = _weights(n, resamples, seed)
+    weights = resampler.weights(None, MIN_SESSIONS)
     for i, key in enumerate(("inform_precision", "inform_recall", "inform_f1")):
         ci[key] = None
         if weights is not None:
@@ -200,32 +211,29 @@ def _summary(per_session: list[dict[str, Any]], resamples: int, seed: int) -> di
     successful = [float(s["turns"]) for s in per_session if s["success"] == 1.0]
     out["turns"] = float(np.mean(turns))
     out["turns_successful"] = float(np.mean(successful)) if successful else None
-    ci["turns"] = _resampled(turns, resamples, seed, _mean)
-    ci["turns_successful"] = _resampled(successful, resamples, seed, _mean)
+    ci["turns"] = _resampled(turns, resampler, [True] * n, _mean)
+    ci["turns_successful"] = _resampled(successful, resampler, [s["success"] == 1.0 for s in per_session], _mean)
     out["end_reasons"] = {reason: count for reason, count in Counter(s["end"] for s in per_session).most_common()}
     out["give_ups"] = _give_ups(per_session)
     out["ci95"] = ci
     return out
 
 
+# A resample's weights sum to its number of sessions (with one trial per goal: always all of them).
 def _percent(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    return 100.0 * (weights @ values) / len(values)
+    return 100.0 * (weights @ values) / np.maximum(weights.sum(axis=1), 1)
 
 
 def _mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    return (weights @ values) / len(values)
+    return (weights @ values) / np.maximum(weights.sum(axis=1), 1)
 
 
-def _weights(n: int, resamples: int, seed: int) -> np.ndarray | None:
-    """Bootstrap weights over ``n`` sessions; None without resamples or with too few sessions."""
-    if resamples <= 0 or n < MIN_SESSIONS:
-        return None
-    return bootstrap.resample_weights(n, resamples, seed)
-
-
-def _resampled(values: Sequence[float], resamples: int, seed: int, score) -> list[float] | None:
-    """The interval of ``score(values, weights)`` resampling these values' sessions only."""
-    weights = _weights(len(values), resamples, seed)
+def _resampled(
+    values: Sequence[float], resampler: trial_scoring.GoalResampler, mask: Sequence[bool], score
+) -> list[float] | None:
+    """The interval of ``score(values, weights)`` resampling (the goals of) these values' sessions only
+    (``mask``: which sessions the values are of); None with fewer than :data:`MIN_SESSIONS` of them."""
+    weights = resampler.weights(mask, MIN_SESSIONS)
     if weights is None:
         return None
     return _interval(score(np.asarray(values, dtype=np.float64), weights))

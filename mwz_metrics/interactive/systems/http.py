@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES, HttpFailure, post_json
-from mwz_metrics.interactive.protocol import SessionEnd
+from mwz_metrics.interactive.protocol import SessionEnd, session_key
 
 
 class HttpSystem:
@@ -60,7 +60,7 @@ class HttpSystem:
 
     def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """POST the request; the decoded turn (retrying what may pass on a second try)."""
-        dialogue_id = str(request.get("dialogue_id", ""))
+        dialogue_id = session_key(request)  # the session's reports: sessions of one goal's trials run at once
         body = json.dumps(request, ensure_ascii=True).encode("ascii")  # any text the history holds
         delay = self.backoff
         for attempt in range(self.retries + 1):

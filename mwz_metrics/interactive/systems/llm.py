@@ -12,7 +12,9 @@ Each session keeps its own messages (the model sees its earlier tool calls and t
 prompt, the tool schemas and the model name are in the run's signature (``prompt=`` is the sha256 of
 prompt and tools; the run configuration holds both whole). Options (``--system-option``):
 ``temperature`` (0), ``max_tokens`` (200), ``max_tool_rounds`` (4), ``prompt`` (a file whose text
-replaces the prompt). Timeouts and retries are the run's (``--timeout``, ``--retries``).
+replaces the prompt). Timeouts and retries are the run's (``--timeout``, ``--retries``). The
+session's seed (the request's ``seed``) goes to the endpoint with every call, so a sampling model
+answers a trial the same way again.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 from mwz_datasets.database import SERVICE_VENUES, column_name
 from mwz_metrics.interactive.chat import ChatClient, ChatError
-from mwz_metrics.interactive.protocol import SessionEnd
+from mwz_metrics.interactive.protocol import SessionEnd, session_key
 from mwz_metrics.interactive.vocabulary import (
     BOOKING_DOMAINS,
     NO_CONSTRAINT,
@@ -127,6 +129,7 @@ class _Dialogue:
         self.users = 0  # user turns already in the messages
         self.failures: dict[str, int] = {}  # the endpoint's retries and failures in this session
         self.tokens: dict[str, int] = {}  # prompt and completion tokens the endpoint reported
+        self.seed: int | None = None  # the session's seed (the request's), sent to the endpoint
 
 
 class LlmSystem:
@@ -192,7 +195,9 @@ class LlmSystem:
     def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The model's answer to the user's last turn, after the tool calls it makes."""
         dialogue_id = str(request.get("dialogue_id", ""))
-        dialogue = self._dialogue(dialogue_id, int(request.get("turn", 0)))
+        dialogue = self._dialogue(session_key(request), int(request.get("turn", 0)))
+        if request.get("seed") is not None:  # the session's seed: a sampling endpoint gives the same answers again
+            dialogue.seed = int(request["seed"])
         users = [t for t in request.get("history", ()) if t.get("speaker") == "user"]
         if not dialogue.messages:
             dialogue.messages.append({"role": "system", "content": self.prompt})
@@ -204,8 +209,9 @@ class LlmSystem:
 
     def _ask(self, dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
         try:
+            seeded: dict[str, Any] = {} if dialogue.seed is None else {"seed": dialogue.seed}  # the session's
             return self.client.message(
-                dialogue.messages, note=dialogue.note, tokens=dialogue.tokens, **self.parameters, **extra
+                dialogue.messages, note=dialogue.note, tokens=dialogue.tokens, **self.parameters, **seeded, **extra
             )
         except ChatError as error:
             raise SessionEnd("system_timeout" if error.reason == "timeout" else "system_error", str(error)) from None

@@ -34,6 +34,7 @@ from mwz_metrics.interactive.language.banks import UserTemplates
 from mwz_metrics.interactive.language.moments import DECLINE, asks
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
+from mwz_metrics.interactive.user.profiles import DEFAULT, Profile
 from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.user.tracker import (
     NO_BOOKING,
@@ -103,6 +104,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         templates: UserTemplates,
         reader: SystemActReader,
         options: AgendaOptions = AgendaOptions(),
+        profile: Profile = DEFAULT,
     ) -> None:
         self.goal = goal
         self.rng = rng
@@ -112,6 +114,9 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.tracker = GoalTracker(goal, patience=options.patience, track_told=True, require_details=True)
         self.plan = Plan(names={d.domain: d.info["name"] for d in goal.domains if d.info.get("name")})
         self.talk = Talk()
+        self.profile = profile  # the kind of user (:mod:`.profiles`): its hooks below
+        self.profile_state: dict[str, Any] = {}
+        profile.begin(self)
 
     # -- reading the system ------------------------------------------------------------
 
@@ -139,6 +144,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.talk.system_failed = any(a.intent in ("nooffer", "nobook") for a in acts)
         self.talk.system_asked = asks(acts)  # a closing then declines
         self.tracker.observe(acts)  # a switch to the goal's final values leaves them to be said again
+        self.profile.observed(self, acts)
         return acts
 
     def _complete_taxi(self, state: DomainState) -> None:
@@ -196,6 +202,10 @@ class AgendaUser(TrackedUser, UserSimulator):
             self.plan.order[state.domain] = slots
         order = self.plan.order[state.domain] + [s for s in state.constraints if s not in self.plan.order[state.domain]]
         return [s for s in order if s in state.constraints and s not in (state.told or ())]
+
+    def untold(self, state: DomainState) -> list[str]:
+        """The constraints of ``state`` not said yet, in the order the user says them."""
+        return self._untold(state)
 
     def _say(self, options: list[list[Act]], moment: str, default: list[Act]) -> list[Act]:
         """One of the act sets ``options``, drawn by how often users said it at ``moment`` (else ``default``)."""
@@ -311,12 +321,14 @@ class AgendaUser(TrackedUser, UserSimulator):
 
     def _turn(self) -> UserTurn:
         acts, final, moment = self._acts()
+        if not final:
+            acts = self.profile.shape(self, acts)
         self.tracker.observe_user(acts)  # a booking counts as asked for once every detail was given
         self.talk.last = {a.slot for a in acts if a.intent == "inform"}
         self.talk.known |= self.talk.last
         self.talk.talked |= {a.domain for a in acts}
         self.talk.finished = final
-        text = self.templates.realize(acts, self.rng, moment)
+        text = self.profile.words(self, self.templates.realize(acts, self.rng, moment))
         self.talk.said = text
         self.talk.turns += 1
         return UserTurn(text, tuple(acts), final, self.tracker.booked_domains())
@@ -355,13 +367,19 @@ class AgendaFactory(SimulatorFactory):
         max_informs: int = AgendaOptions.max_informs,
         max_requests: int = AgendaOptions.max_requests,
         patience: int = AgendaOptions.patience,
+        profile: Profile = DEFAULT,
     ) -> None:
         self.context = context
-        self._options = AgendaOptions(max_informs, max_requests, patience)
+        changed = {"max_informs": max_informs, "max_requests": max_requests, "patience": patience}
+        changed.update(profile.options())  # what the profile changes wins
+        self._options = AgendaOptions(**changed)
+        self.profile = profile
 
     def session(self, goal: UserGoal, rng: random.Random) -> AgendaUser:
-        """The agenda user of ``goal``."""
-        return AgendaUser(goal, rng, self.context.user_templates, self.context.reader, self._options)
+        """The agenda user of ``goal`` (playing the factory's profile)."""
+        return AgendaUser(
+            goal, rng, self.context.user_templates, self.context.reader, self._options, profile=self.profile
+        )
 
     def options(self) -> Mapping[str, Any]:
         """max_informs, max_requests and patience."""
@@ -370,5 +388,7 @@ class AgendaFactory(SimulatorFactory):
 
 def make(context: Any, **options: Any) -> AgendaFactory:
     """The ``agenda`` simulator (the loader its plugin entry names), with ``--simulator-option`` read
-    into :class:`AgendaOptions` (``patience=3`` is the number 3)."""
-    return AgendaFactory(context, **dataclasses.asdict(typed(AgendaOptions, options, "--simulator agenda")))
+    into :class:`AgendaOptions` (``patience=3`` is the number 3); ``profile``: the user profile it plays."""
+    profile = options.pop("profile", DEFAULT)
+    typed_options = dataclasses.asdict(typed(AgendaOptions, options, "--simulator agenda"))
+    return AgendaFactory(context, **typed_options, profile=profile)

@@ -114,6 +114,11 @@ class LLMUser(TrackedUser, UserSimulator):
             parts.append(f"{state.domain} ({step or 'details'}{details})")
         return "; ".join(parts)
 
+    def assume(self, acts: list[Act], text: str = "") -> None:
+        """An oracle history: the model said ``text`` (a real user's turn, whose acts the tracker reads)."""
+        self.tracker.observe_user(acts)
+        self.messages.append({"role": "assistant", "content": text})
+
     def next_turn(self) -> UserTurn:
         """The model's next message."""
         return self._turn()

@@ -378,6 +378,14 @@ class DomainState:
         if self.needs_booking:
             self._move_request("request")
 
+    def _change_constraint(self, slot: str, value: str) -> None:
+        """The user changes its mind about a constraint: the new value is in force, to be said, and what
+        was on offer met the old one (search again)."""
+        self._constraints[slot] = value
+        if self._told is not None:
+            self._told.discard(slot)
+        self._move_offer("search again")
+
     def _fill_constraint(self, slot: str, value: str) -> None:
         """A constraint the goal leaves implicit (a taxi's ends), unless the goal has one."""
         self._constraints.setdefault(slot, value)
@@ -450,6 +458,12 @@ class GoalTracker:
         state = self.state(domain)
         if state is not None:
             state._fill_constraint(slot, value)
+
+    def change_constraint(self, domain: str, slot: str, value: str) -> None:
+        """The user changes a constraint of ``domain`` unprompted (a profile's policy, :mod:`.profiles`)."""
+        state = self.state(domain)
+        if state is not None:
+            state._change_constraint(slot, value)
 
     def give_up(self, domain: str, why: str) -> None:
         """The user gives ``domain`` up (the simulator's policy: it stalled, or asked too often)."""
