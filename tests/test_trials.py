@@ -381,3 +381,16 @@ def test_realism_measures_a_registered_simulator_through_the_stub_chat_server(en
     assert header[0] == "llm" and "real" in header
     bleu = next(line for line in out.splitlines() if line.strip().startswith("BLEU")).split()
     assert bleu[1] != "n/a"  # oracle histories through the endpoint
+
+
+def test_interact_plans_goals_and_trials_from_a_pilot_run(env, context, tmp_path, capsys):
+    from conftest import run_cli
+
+    code, out, err = run_cli(
+        capsys, "interact", "--system", "oracle-text", "--simulator-option", "patience=1", "--goals", "10",
+        "--trials", "2", "--plan", "5", "-o", str(tmp_path / "pilot.jsonl"), "--resamples", "0",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "to detect 5 points of Success against another system" in out
+    planned = [line for line in out.splitlines() if "trial(s) per goal" in line]
+    assert [line.split()[0] for line in planned] == ["1", "2", "4", "8"]
