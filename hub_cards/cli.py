@@ -25,21 +25,22 @@ def _selection_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
+PARTIAL_EXIT = 3  # not 1: exit 1 is always a bug of mwz-eval (mwz_metrics.cli)
 EXPORT_EXIT_CODES = """exit codes:
   0  everything exported (or something skipped, under --allow-partial)
-  1  something was skipped: each item listed with its reason (SKIPPED ...)
-  2  bad input or configuration, missing data or a missing extra: one line on stderr"""
+  2  bad input or configuration, missing data or a missing extra: one line on stderr
+  3  something was skipped: each item listed with its reason (SKIPPED ...)"""
 PUSH_EXIT_CODES = """exit codes:
   0  everything uploaded (or, with --dry-run, listed)
-  1  a repository was refused (REFUSED ...: e.g. built from non-pinned sources)
-  2  bad input or configuration, missing data or a missing extra: one line on stderr"""
+  2  bad input or configuration, missing data or a missing extra: one line on stderr
+  3  a repository was refused (REFUSED ...: e.g. built from non-pinned sources)"""
 
 
 def _export_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", help="folder to write the Hub-ready dataset and Space folders into")
     _selection_args(parser)
     parser.add_argument(
-        "--allow-partial", action="store_true", help="exit 0 even when something was skipped (default: exit 1)"
+        "--allow-partial", action="store_true", help="exit 0 even when something was skipped (default: exit 3)"
     )
     parser.add_argument(
         "--cache-dir",
@@ -104,7 +105,7 @@ def _export(args: argparse.Namespace) -> int:
             f"mwz: {len(manifest.skipped)} item(s) skipped (listed above); --allow-partial accepts that",
             file=sys.stderr,
         )
-        return 1
+        return PARTIAL_EXIT
     return 0
 
 
@@ -134,7 +135,7 @@ def _push_from(args: argparse.Namespace, folder: str) -> int:
                 print(f"    {path}  {size}")
     for repo_id, reason in the_plan.refused:
         print(f"REFUSED {repo_id}: {reason}")
-    return 1 if the_plan.refused else 0
+    return PARTIAL_EXIT if the_plan.refused else 0
 
 
 @command(

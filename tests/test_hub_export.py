@@ -265,7 +265,7 @@ def test_push_dry_run(exported, capsys):
     )
     code = main(["hub", "push", str(out), "--namespace", "org", "--dry-run"])
     printed = capsys.readouterr().out
-    assert code == (1 if refused else 0)
+    assert code == (3 if refused else 0)
     for name in manifest.spaces:
         assert f"would upload space org/{name}:" in printed
     for name in manifest.models:
@@ -314,7 +314,7 @@ def test_push_calls_huggingface_hub(exported, monkeypatch, capsys):
 def test_export_cli_selection_and_partial(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("MWZ_MIRROR", str(shared_path("data", "mirror")))
     args = ["hub", "export", str(tmp_path), "--dataset", "multiwoz", "--config", "multiwoz=2.2", "--no-metrics"]
-    assert main(args) == 1  # something was skipped (2.0, 2.1, the other dataset, the metrics)
+    assert main(args) == 3  # something was skipped (2.0, 2.1, the other dataset, the metrics)
     assert "skipped (listed above); --allow-partial" in capsys.readouterr().err
     args.append("--allow-partial")
     assert main(args) == 0
@@ -323,7 +323,7 @@ def test_export_cli_selection_and_partial(tmp_path, capsys, monkeypatch):
     manifest = json.loads((tmp_path / MANIFEST).read_text())
     assert list(manifest["datasets"]["multiwoz"]["configs"]) == ["2.2"]
     assert not (tmp_path / "spaces").exists()
-    assert main([a for a in args if a != "--allow-partial"] + ["--strict"]) == 1
+    assert main([a for a in args if a != "--allow-partial"] + ["--strict"]) == 3
     assert main(["hub", "export", str(tmp_path), "--config", "bad"]) == 2
     # --cache-dir keeps the prepared builders there (default: a temporary folder, gone afterwards)
     kept = tmp_path / "builders"

@@ -107,16 +107,13 @@ class _Files:
 def locate() -> _Files:
     """The WordNet files to use; raises :class:`WordNetNotFoundError` naming both fixes."""
     looked: list[str] = []
-    if os.environ.get(WORDNET_ENV):  # the user's choice is the only place looked: no silent fallback
-        folders = [Path(os.environ[WORDNET_ENV])]
-        nltk_dirs: list[Path] = []
-    else:
-        folders = [Path(d) for d in DEBIAN_DIRS]
-        nltk_dirs = _nltk_data_dirs()
+    chosen = os.environ.get(WORDNET_ENV)  # the user's choice is the only place looked: no silent fallback
+    folders = [Path(chosen)] if chosen else [Path(d) for d in DEBIAN_DIRS]
     for folder in folders:
         looked.append(str(folder))
         if all((folder / name).is_file() for name in _REQUIRED):
             return _Files(folder)
+    nltk_dirs = [] if chosen else _nltk_data_dirs()  # imports nltk (seconds): only when nothing else is there
     for folder in [corpora / "wordnet" for corpora in nltk_dirs]:
         looked.append(str(folder))
         if all((folder / name).is_file() for name in _REQUIRED):
