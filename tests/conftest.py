@@ -199,3 +199,57 @@ def tiny_causal_lm(folder: Path, texts: list[str], *, bpe: bool = False, positio
     transformers.GPT2LMHeadModel(config).save_pretrained(folder)
     fast.save_pretrained(folder)
     return folder
+
+
+# The oracle, slowed down: 10 ms a turn, and where SLOW_AFTER is set, 2 s a turn after that many
+# sessions (goal and trial), so that a signal sent once the first sessions are on disk always finds the
+# run going, however loaded the machine.
+SLOW_SYSTEM = """
+import os, time
+from mwz_metrics.interactive.harness.context import InteractiveContext
+from mwz_metrics.interactive.systems.reference import OracleSystem
+
+def make():
+    oracle = OracleSystem(InteractiveContext())
+    seen = set()
+    after = int(os.environ.get("SLOW_AFTER", "0"))
+    def respond(request):
+        seen.add((request["dialogue_id"], request.get("trial")))
+        time.sleep(2.0 if after and len(seen) > after else 0.01)
+        return oracle.respond(request)
+    return respond
+"""
+
+
+def kill_9_then_resume(tmp_path: Path, synth22: Path, arguments: list[str], *, slow_after: int, kill_at: int):
+    """``mwz interact --system slow_system:make ARGUMENTS`` killed with SIGKILL once ``kill_at`` lines are
+    on disk (a cut line appended, as a kill leaves one), then resumed; and the same run uninterrupted.
+    Returns the killed file's line count, the resumed and the uninterrupted processes and both files."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "slow_system.py").write_text(SLOW_SYSTEM)
+    environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
+    command = [sys.executable, "-m", "mwz_metrics.cli", "-q", "interact", "--system", "slow_system:make", *arguments]
+    killed = tmp_path / "killed.jsonl"
+    process = subprocess.Popen(
+        [*command, "-o", str(killed)], env={**environment, "SLOW_AFTER": str(slow_after)}, stdout=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and (not killed.exists() or killed.read_text().count("\n") < kill_at):
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    lines = killed.read_text().count("\n")
+    with open(killed, "a") as f:
+        f.write('{"id": "pmul')  # a line cut by the kill
+    resumed = subprocess.run(
+        [*command, "-o", str(killed), "--resume", "--json"], env=environment, capture_output=True, text=True
+    )
+    whole = tmp_path / "whole.jsonl"
+    uninterrupted = subprocess.run(
+        [*command, "-o", str(whole), "--json"], env=environment, capture_output=True, text=True
+    )
+    return lines, resumed, uninterrupted, killed, whole

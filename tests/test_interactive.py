@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import shared_path
+from conftest import SLOW_SYSTEM, kill_9_then_resume, shared_path
 
 from mwz_metrics.interactive.harness import api
 from mwz_metrics.interactive.harness import sessions as session_files
@@ -257,26 +257,6 @@ def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context,
             assert session["turns"] == by_id[session["id"]]["turns"]
 
 
-# The oracle, slowed down: 10 ms a turn, and where SLOW_AFTER is set, 2 s a turn after that many
-# dialogues, so that a signal sent once the first sessions are on disk always finds the run going,
-# however loaded the machine.
-_SLOW_SYSTEM = """
-import os, time
-from mwz_metrics.interactive.harness.context import InteractiveContext
-from mwz_metrics.interactive.systems.reference import OracleSystem
-
-def make():
-    oracle = OracleSystem(InteractiveContext())
-    seen = set()
-    after = int(os.environ.get("SLOW_AFTER", "0"))
-    def respond(request):
-        seen.add(request["dialogue_id"])
-        time.sleep(2.0 if after and len(seen) > after else 0.01)
-        return oracle.respond(request)
-    return respond
-"""
-
-
 _WITH_SIGINT = (
     "import signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
     "signal.signal(signal.SIGINT, signal.default_int_handler); "
@@ -285,40 +265,11 @@ _WITH_SIGINT = (
 
 
 def test_kill_9_then_resume_gives_the_uninterrupted_run(env, context, tmp_path, synth22):
-    (tmp_path / "slow_system.py").write_text(_SLOW_SYSTEM)
-    environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
-    command = [
-        sys.executable,
-        "-m",
-        "mwz_metrics.cli",
-        "-q",
-        "interact",
-        "--system",
-        "slow_system:make",
-        "--goals",
-        "60",
-    ]
-    killed = tmp_path / "killed.jsonl"
-    process = subprocess.Popen(
-        [*command, "-o", str(killed)], env={**environment, "SLOW_AFTER": "16"}, stdout=subprocess.DEVNULL
+    lines, resumed, uninterrupted, killed, whole = kill_9_then_resume(
+        tmp_path, synth22, ["--goals", "60"], slow_after=16, kill_at=15
     )
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and (not killed.exists() or killed.read_text().count("\n") < 15):
-        time.sleep(0.05)
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    lines = killed.read_text().count("\n")
     assert 15 <= lines < 61, lines
-    with open(killed, "a") as f:
-        f.write('{"id": "pmul')  # a line cut by the kill
-    resumed = subprocess.run(
-        [*command, "-o", str(killed), "--resume", "--json"], env=environment, capture_output=True, text=True
-    )
     assert resumed.returncode == 0, resumed.stderr
-    whole = tmp_path / "whole.jsonl"
-    uninterrupted = subprocess.run(
-        [*command, "-o", str(whole), "--json"], env=environment, capture_output=True, text=True
-    )
     assert uninterrupted.returncode == 0, uninterrupted.stderr
     run_a, a = session_files.read(killed)
     run_b, b = session_files.read(whole)
@@ -518,7 +469,7 @@ def make_polite(context, **options):
 
 
 def test_ctrl_c_keeps_the_finished_sessions_and_says_how_to_go_on(env, context, tmp_path, synth22):
-    (tmp_path / "slow_system.py").write_text(_SLOW_SYSTEM)
+    (tmp_path / "slow_system.py").write_text(SLOW_SYSTEM)
     environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
     out = tmp_path / "interrupted.jsonl"
     # SIGINT as a terminal delivers it: a child inherits a blocked or ignored SIGINT (background jobs,

@@ -4,16 +4,12 @@ of interactive runs, and user profiles."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 from math import comb
 
 import numpy as np
 import pytest
+from conftest import kill_9_then_resume
 
 from mwz_metrics import power
 from mwz_metrics.interactive.harness import api
@@ -162,49 +158,13 @@ def test_trial_zero_is_the_run_without_trials_and_the_seed_reaches_the_system(en
 
 # -- kill -9 and resume ----------------------------------------------------------------------
 
-_SLOW_SYSTEM = """
-import os, time
-from mwz_metrics.interactive.harness.context import InteractiveContext
-from mwz_metrics.interactive.systems.reference import OracleSystem
-
-def make():
-    oracle = OracleSystem(InteractiveContext())
-    seen = set()
-    after = int(os.environ.get("SLOW_AFTER", "0"))
-    def respond(request):
-        seen.add((request["dialogue_id"], request.get("trial")))
-        time.sleep(2.0 if after and len(seen) > after else 0.01)
-        return oracle.respond(request)
-    return respond
-"""
-
 
 def test_kill_9_then_resume_with_trials_and_jobs_gives_the_uninterrupted_run(env, context, tmp_path, synth22):
-    (tmp_path / "slow_system.py").write_text(_SLOW_SYSTEM)
-    environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
-    command = [sys.executable, "-m", "mwz_metrics.cli", "-q", "interact", "--system", "slow_system:make"]
-    command += ["--goals", "10", "--trials", "4", "-j", "8", "--resamples", "100"]
-    killed = tmp_path / "killed.jsonl"
-    process = subprocess.Popen(
-        [*command, "-o", str(killed)], env={**environment, "SLOW_AFTER": "12"}, stdout=subprocess.DEVNULL
+    lines, resumed, uninterrupted, killed, whole = kill_9_then_resume(
+        tmp_path, synth22, ["--goals", "10", "--trials", "4", "-j", "8", "--resamples", "100"], slow_after=12, kill_at=9
     )
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and (not killed.exists() or killed.read_text().count("\n") < 9):
-        time.sleep(0.05)
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    lines = killed.read_text().count("\n")
     assert 9 <= lines < 41, lines
-    with open(killed, "a") as f:
-        f.write('{"id": "pmul')  # a line cut by the kill
-    resumed = subprocess.run(
-        [*command, "-o", str(killed), "--resume", "--json"], env=environment, capture_output=True, text=True
-    )
     assert resumed.returncode == 0, resumed.stderr
-    whole = tmp_path / "whole.jsonl"
-    uninterrupted = subprocess.run(
-        [*command, "-o", str(whole), "--json"], env=environment, capture_output=True, text=True
-    )
     assert uninterrupted.returncode == 0, uninterrupted.stderr
     run_a, a = session_files.read(killed)
     run_b, b = session_files.read(whole)

@@ -114,6 +114,19 @@ def _load_system(
     )
 
 
+def _made(make: Any, flag: str, refused: type[MwzError], *args: Any, **options: Any) -> Any:
+    """A registered factory's product: unknown options are bad input naming ``flag``; a ``ValueError``
+    (the factory refuses its options' values) is the system's or simulator's own kind of error."""
+    try:
+        return make(*args, **options)
+    except TypeError as error:
+        raise InputError(f"{flag}: {error}") from None
+    except MwzError:
+        raise
+    except ValueError as error:
+        raise refused(str(error)) from None
+
+
 def _no_options(spec: str, options: Mapping[str, str], what: str) -> None:
     if options:
         raise InputError(f"--system {spec}: {what} takes no --system-option (got {', '.join(sorted(options))})")
@@ -127,14 +140,7 @@ def _registered(spec: str, context: Any, options: dict[str, str], *, timeout: fl
     entry = registry.systems[spec]
     make = _import(entry.loader, "system")
     extra = {"timeout": timeout, "retries": retries} if getattr(make, "takes_http_settings", False) else {}
-    try:
-        made = make(context, **options, **extra)
-    except TypeError as error:
-        raise InputError(f"--system {spec}: {error}") from None
-    except MwzError:
-        raise
-    except ValueError as error:  # the system refuses its options' values
-        raise SystemUnderTestError(str(error)) from None
+    made = _made(make, f"--system {spec}", SystemUnderTestError, context, **options, **extra)
     identity: dict[str, Any] = {"name": spec, "version": entry.version, "plugin": registry.owners[("systems", spec)]}
     if options:
         identity["options"] = options
@@ -205,14 +211,7 @@ def load_simulator(
     make = _import(entry.loader, "simulator")
     extra = {"timeout": timeout, "retries": retries} if getattr(make, "takes_http_settings", False) else {}
     played = {"profile": load_profile(profile, name)} if profile else {}
-    try:
-        factory = make(context, **{**extra, **dict(options or {})}, **played)
-    except TypeError as error:
-        raise InputError(f"--simulator {name}: {error}") from None
-    except MwzError:
-        raise
-    except ValueError as error:  # the simulator refuses its options' values
-        raise SimulatorError(str(error)) from None
+    factory = _made(make, f"--simulator {name}", SimulatorError, context, **{**extra, **dict(options or {})}, **played)
     identity = {
         "name": name,
         "version": entry.version,

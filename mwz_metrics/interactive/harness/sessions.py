@@ -27,7 +27,7 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -137,10 +137,13 @@ def read(path: str | os.PathLike, *, repair: bool = False) -> tuple[dict[str, An
     return found.run, found.sessions
 
 
-def _rewrite(path: Path, lines: list[bytes]) -> None:
-    """Replace a file's lines atomically."""
+def _rewrite_records(path: Path, rewrite: Callable[[bytes, Any], bytes]) -> None:
+    """Replace a file atomically: its header as it is, each record's line by ``rewrite(line, record)``
+    (b"" drops it), blank lines left out."""
+    lines = path.read_bytes().split(b"\n")
+    out = [lines[0] + b"\n"] + [rewrite(line, json.loads(line)) for line in lines[1:] if line.strip()]
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(b"".join(lines))
+    temporary.write_bytes(b"".join(out))
     os.replace(temporary, path)
 
 
@@ -151,33 +154,24 @@ def add_outcomes(path: str | os.PathLike, per_session: list[Mapping[str, Any]]) 
     Only the run that wrote a file calls this (``--score-only`` reads a file, it never changes it);
     a resumed run keeps the outcomes, which are no part of the run's configuration.
     """
-    path = Path(path)
     outcomes = {session_key(record): record for record in per_session}
-    lines = path.read_bytes().split(b"\n")
-    out = [lines[0] + b"\n"]
-    for line in lines[1:]:
-        if not line.strip():
-            continue
-        record = json.loads(line)
+
+    def with_outcome(line: bytes, record: Any) -> bytes:
         if isinstance(record, dict) and "id" in record and session_key(record) in outcomes:
             record["outcome"] = {k: v for k, v in outcomes[session_key(record)].items() if k != "id"}
-        out.append(encode(record))
-    _rewrite(path, out)
+        return encode(record)
+
+    _rewrite_records(Path(path), with_outcome)
 
 
 def drop_sessions(path: str | os.PathLike, keys: set[Hashable]) -> None:
     """Remove the sessions ``keys`` from a file (atomically), to run them again."""
-    path = Path(path)
-    lines = path.read_bytes().split(b"\n")
-    out = [lines[0] + b"\n"]
-    for line in lines[1:]:
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        if isinstance(record, dict) and "id" in record and session_key(record) in keys:
-            continue
-        out.append(line + b"\n")
-    _rewrite(path, out)
+
+    def kept(line: bytes, record: Any) -> bytes:
+        dropped = isinstance(record, dict) and "id" in record and session_key(record) in keys
+        return b"" if dropped else line + b"\n"
+
+    _rewrite_records(Path(path), kept)
 
 
 def looks_like_session_file(path: str | os.PathLike) -> bool:
