@@ -5,8 +5,8 @@ venue of the domain matches, and each venue mention compared the offered venues 
 matching ones list against list (2828 trains: millions of comparisons a turn). This builds
 such a system from ubar's 1000 test responses (every turn: all five domains active, each with an
 empty state) and times ``mwz evaluate -s -r`` on it, warm cache, the full-scale synthetic 2.2
-mirror. Target: <= 2 s on this 2-core CPU: 1.51 s after the fix, 22.1 s before it (load
-average 4-6; 98 s with the interactive run of issue 43). Exit 1 when over ``--limit``.
+mirror. Target: <= 2 s on this 2-core CPU: 0.90 s after the fix (median of 3, otherwise idle), 22.1 s before it
+(measured at load average 4-6; 98 s with the interactive run of issue 43). Exit 1 when over ``--limit``.
 
     python benchmarks/bench_success_states.py [--limit 2]
 """
