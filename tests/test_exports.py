@@ -116,3 +116,43 @@ def test_explain_shows_mwzeval_failures_first_whatever_the_file_order(synth22, s
     heads = [line.split(":")[0] for line in explained.splitlines() if ": success " in line]
     assert heads == [*sorted(s["id"] for s in failing), lacking["id"]]
     assert f"{failing[0]['id']}: success no" in explained and f"{lacking['id']}: success yes" in explained
+
+
+def test_compare_reads_exports_as_the_runs_they_came_from(synth22_env, synth22_context, tmp_path, capsys):
+    """``mwz compare`` of two runs' ``--predictions`` exports: the rows, the pairing by goal and trial and
+    the signature of comparing their session files (was: scored as mwzeval predictions, "12 dialogue
+    id(s) not in the MultiWOZ test set"); an export without the sessions' ids: one line, exit 2."""
+    from conftest import run_cli
+
+    from mwz_metrics.interactive.harness import api
+    from mwz_metrics.interactive.protocol import as_system
+
+    for name, fails in (("a", 0), ("b", 2)):
+        run = api.prepare("oracle", goals=5, trials=2, context=synth22_context)
+        oracle, failing = run.system, {g.dialogue_id for g in run.goals[:fails]}
+
+        def respond(request, oracle=oracle, failing=failing):  # b: trial 1 of two goals says nothing useful
+            if request["dialogue_id"] in failing and request["trial"] == 1:
+                return {"response": "I am sorry, I cannot help with that."}
+            return oracle.respond(request)
+
+        run.system = as_system(respond)
+        api.run_sessions(run, output=tmp_path / f"{name}.jsonl")
+        exported = ("--predictions", str(tmp_path / f"{name}.json"))
+        assert run_cli(capsys, "interact", "--score-only", "-o", str(tmp_path / f"{name}.jsonl"), *exported)[0] == 0
+    compared = {}
+    for kind in ("jsonl", "json"):
+        inputs = [arg for name in "ab" for arg in ("-i", f"{name}={tmp_path / name}.{kind}")]
+        code, out, err = run_cli(capsys, "compare", *inputs, "--resamples", "50", "--format", "json")
+        assert code == 0, err
+        compared[kind] = json.loads(out)
+    assert compared["json"] == compared["jsonl"]
+    pair = compared["json"]["bootstrap"]["interactive_pairs"]["b"]
+    assert pair["paired_by"] == "goal and trial" and pair["success"]["difference"] == pytest.approx(-20.0)
+    data = json.loads((tmp_path / "b.json").read_text())
+    for turns in data.values():
+        del turns[0]["mwz"]["session"]["id"]
+    (tmp_path / "b.json").write_text(json.dumps(data))
+    code, out, err = run_cli(capsys, "compare", "-i", f"a={tmp_path / 'a.json'}", "-i", f"b={tmp_path / 'b.json'}")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "b.json: dialogue " in err and "its session has no id" in err

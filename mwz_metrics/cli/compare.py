@@ -6,6 +6,7 @@ import argparse
 import csv
 import importlib.util
 import logging
+from typing import Any
 
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.evaluate import add_metric_arguments, evaluator_options
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             f.write(render_plot(result, plot_type, sort=args.sort))
     from mwz_metrics.comparison.formats import render
 
-    views = _views(args, systems)
+    views = _views(args, {n: systems[n] for n in result.settings.get("interactive") or {}})
     text = render(result, args.format, image, views)
     if args.output:
         # a system's name may hold what no UTF-8 spells (a lone surrogate from its JSON): written as an escape
@@ -142,17 +143,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _views(args: argparse.Namespace, systems: dict[str, object]) -> dict[str, str] | None:
+def _views(args: argparse.Namespace, runs: dict[str, Any]) -> dict[str, str] | None:
     """With ``--format html -o REPORT``: the interactive runs' page of sessions written beside the report
     (``mwz view``, every run on one page), and each run's link to it, relative to the report."""
     from pathlib import Path
 
-    from mwz_metrics.interactive.harness.sessions import looks_like_session_file
-
-    if args.format != "html" or not args.output or args.no_views:
-        return None
-    runs = {n: p for n, p in systems.items() if isinstance(p, (str, Path)) and looks_like_session_file(p)}
-    if not runs:
+    if args.format != "html" or not args.output or args.no_views or not runs:
         return None
     from mwz_metrics.viewer import write
 

@@ -132,11 +132,21 @@ def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | 
 
 
 def _split_interactive(systems: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(static, interactive): session files of ``mwz interact`` apart from predictions."""
-    from mwz_metrics.interactive.harness.sessions import looks_like_session_file
+    """(static, interactive): the runs of ``mwz interact`` (a session file, or its ``--predictions``
+    export: the sessions it holds) as (configuration, sessions), apart from predictions."""
+    from mwz_metrics.interactive.harness import api
 
-    interactive = {n: p for n, p in systems.items() if isinstance(p, (str, Path)) and looks_like_session_file(p)}
-    return {n: p for n, p in systems.items() if n not in interactive}, interactive
+    static, interactive = {}, {}
+    for name, given in systems.items():
+        try:
+            run = api.load_sessions(given) if isinstance(given, (str, Path)) else None
+        except InputError as error:
+            raise InputError(f"system {name}: {error}") from None
+        if run is None:
+            static[name] = given
+        else:
+            interactive[name] = run
+    return static, interactive
 
 
 def _restrict_to_common(systems: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -231,7 +241,7 @@ INTERACTIVE_KEYS = ("turns", "complete", "book_rate", "inform_f1")
 
 
 def _score_interactive(
-    systems: Mapping[str, Any],
+    systems: Mapping[str, tuple[dict[str, Any], list[dict[str, Any]]]],
     *,
     richness: bool,
     metrics: list,
@@ -241,7 +251,7 @@ def _score_interactive(
     delexicalize: str = "auto",
     exclude_infra: bool = False,
 ) -> dict[str, dict[str, Any]]:
-    """Each session file scored as ``mwz interact`` scores it (one shared context)."""
+    """Each run's sessions scored as ``mwz interact`` scores them (one shared context)."""
     if not systems:
         return {}
     from mwz_metrics.interactive.harness import api
@@ -249,11 +259,10 @@ def _score_interactive(
 
     context = InteractiveContext(data_dir=data_dir)
     out = {}
-    for name, path in progress(systems.items(), "scoring interactive runs", total=len(systems)):
+    for name, (config, sessions) in progress(systems.items(), "scoring interactive runs", total=len(systems)):
         try:
-            config, sessions = api.load_session_file(path, context)  # in goal order, whatever -j wrote
             out[name] = api.score(
-                sessions,
+                api.in_goal_order(sessions, context),  # whatever order -j wrote them in
                 config,
                 context=context,
                 richness=richness,
@@ -432,8 +441,8 @@ def compare(
     """Score every system with the same metrics and compare them (see the module docstring).
 
     ``systems``: name -> predictions (a path or mwzeval's mapping), or the session file of an
-    ``mwz interact`` run (its sessions scored as that command scores them, with intervals over
-    its own sessions and no p-value). ``metrics``: registered metrics (names or
+    ``mwz interact`` run or its ``--predictions`` export (its sessions scored as that command scores
+    them, with intervals over its own goals, paired with the baseline run). ``metrics``: registered metrics (names or
     :class:`~mwz_metrics.metric.MetricRequest`: ``["coherence", "fluency"]``), each loaded once for
     every system; ``bleu``, ``success``, ``richness`` and ``dst`` are spellings of mwzeval's four.
     ``evaluator_options``: the settings every metric reads (``styles``, ``chain``,

@@ -345,9 +345,13 @@ def load_session_file(
     ``context``, the sessions in goal order (the test set's, each goal's trials in order), not in the
     order they finished: what is scored, intervals included, does not depend on ``-j``."""
     config, sessions = session_files.read(path)
-    if context is not None:
-        sessions = session_files.in_goal_order(sessions, list(context.test))
-    return config, sessions
+    return config, in_goal_order(sessions, context)
+
+
+def in_goal_order(sessions: list[dict[str, Any]], context: InteractiveContext | None) -> list[dict[str, Any]]:
+    """With ``context``, sessions in the test set's goal order (each goal's trials in order), not in the
+    order they finished (what is scored, intervals included, does not depend on ``-j``); else as given."""
+    return sessions if context is None else session_files.in_goal_order(sessions, list(context.test))
 
 
 def load_sessions(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:

@@ -92,11 +92,25 @@ def sessions_of_export(data: Any, source: str = "predictions") -> tuple[dict[str
                 f"{source}: dialogue {key}: not a session of an mwz interact export ({type(error).__name__}: "
                 f"{error}); the other dialogues are"
             ) from None
+        _require_id(sessions[-1], source, key)
+    for placed in empty:
+        _require_id(placed.get("session") if isinstance(placed, Mapping) else None, source, "without system turns")
     if run is None:
         raise InputError(f"{source}: an mwz interact export without its run's configuration")
     for placed in sorted(empty, key=lambda p: p["position"]):
         sessions.insert(placed["position"], dict(placed["session"]))
     return run, sessions
+
+
+def _require_id(session: Any, source: str, dialogue: str) -> None:
+    """An error naming the dialogue where a session has no id (a session file's reader requires it too)."""
+    from mwz_metrics.inputs import InputError
+
+    if not isinstance(session, Mapping) or "id" not in session:
+        raise InputError(
+            f"{source}: dialogue {dialogue}: its session has no id (its goal and trial, which scoring and pairing "
+            "read); not an export as mwz interact writes it"
+        )
 
 
 def _session_of(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
