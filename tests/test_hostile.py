@@ -435,3 +435,32 @@ def test_a_deeply_nested_json_input_is_refused_naming_the_file(env, tmp_path):
     deep.write_bytes(b"[" * 100_000 + b"]" * 100_000)
     line = one_line_error(mwz("evaluate", "-i", deep, "-s"))
     assert str(deep) in line and "nested too deep" in line
+
+
+def test_text_no_utf8_spells_is_printed_as_an_escape(env, context, tmp_path, capsys):
+    """A lone surrogate (a system's bytes as a JSON escape, a file name's bytes) in a system turn, the run's
+    system name and a compare label: ``mwz evaluate`` and ``mwz compare`` print it, as a table or JSON, as
+    the escape ``-o FILE`` writes (was: UnicodeEncodeError, exit 1); a JSON file reads back the same."""
+    from conftest import run_cli
+
+    from mwz_metrics.interactive.harness import api
+
+    run = api.prepare("oracle", goals=2, context=context)
+    run.config["system"]["name"] = "caf\udc80 \ud800"
+    sessions = api.run_sessions(run, output=None)
+    sessions[0]["turns"][1]["text"] += " caf\udc80"
+    out = tmp_path / "run.jsonl"
+    out.write_bytes(b"".join(map(session_files.encode, [session_files.header(run.config), *sessions])))
+    printed = {}
+    for argv in (
+        ("evaluate", "-i", out),
+        ("evaluate", "-i", out, "--json", "-o", tmp_path / "result.json"),
+        ("compare", "-i", f"x\udc80={out}", *FAST),
+        ("compare", "-i", f"x\udc80={out}", *FAST, "--format", "json"),
+    ):
+        code, printed[argv[-1]], err = run_cli(capsys, *map(str, argv))
+        assert code == 0, (argv, err)
+        assert "caf\\udc80 \\ud800" in printed[argv[-1]], argv  # the name in the title or the signature
+    assert "x\\udc80 (interactive" in printed[FAST[-1]]  # the label of compare's table
+    assert json.loads(printed["json"])["systems"] == ["x\udc80"]  # JSON's own escape: it reads back the same
+    assert "system=caf\udc80 \ud800@" in json.loads((tmp_path / "result.json").read_text())["signature"]["line"]

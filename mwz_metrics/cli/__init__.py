@@ -18,7 +18,16 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from mwz_metrics.cli.registry import COMMANDS, EXAMPLES, EXIT_TEXTS, MissingExtra, command, require_extra, write_json
+from mwz_metrics.cli.registry import (
+    COMMANDS,
+    EXAMPLES,
+    EXIT_TEXTS,
+    MissingExtra,
+    command,
+    escaping_stdout,
+    require_extra,
+    write_json,
+)
 from mwz_plugins.errors import MwzError
 
 logger = logging.getLogger("mwz")
@@ -183,8 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level = logging.WARNING - 10 * min(args.verbose + 1, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
-        code = int(args.run(args))
-        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        with escaping_stdout():  # a lone surrogate printed is an escape, as in -o FILE
+            code = int(args.run(args))
+            sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
         return code
     except BrokenPipeError:
         return _reader_went_away()

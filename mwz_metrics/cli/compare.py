@@ -129,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
     views = _views(args, {n: systems[n] for n in result.settings.get("interactive") or {}})
     text = render(result, args.format, image, views)
     if args.output:
-        # a system's name may hold what no UTF-8 spells (a lone surrogate from its JSON): written as an escape
-        with output_file(args.output, encoding="utf-8", errors="backslashreplace", log=logger) as f:
+        # a system's name may hold what no UTF-8 spells (a lone surrogate from its JSON): an escape (UNSPELLABLE)
+        with output_file(args.output, encoding="utf-8", log=logger) as f:
             f.write(text if text.endswith("\n") else text + "\n")
     else:
         print(text)

@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -48,13 +49,21 @@ def command(
     return decorate
 
 
+# What an output's encoding cannot spell (a lone surrogate: a hostile system's bytes in its JSON, a file
+# name's undecodable bytes) is written as its backslash escape, on stdout and in every file a user names,
+# never a UnicodeEncodeError; inside a JSON string that escape is JSON's own, so the file reads back the same.
+UNSPELLABLE = "backslashreplace"
+
+
 @contextlib.contextmanager
 def output_file(
     path: str | os.PathLike, mode: str = "w", *, log: logging.Logger = logger, **options: Any
 ) -> Iterator[IO[Any]]:
     """``open(path, mode)`` for an output the user named: a folder that does not exist or a file that
     cannot be written is their input, so it is an :class:`InputError` (one line, exit 2), not a bug.
-    ``log``: the command's logger, which says it was written."""
+    Text is written with :data:`UNSPELLABLE`. ``log``: the command's logger, which says it was written."""
+    if "b" not in mode:
+        options.setdefault("errors", UNSPELLABLE)
     try:
         f = open(path, mode, **options)  # noqa: SIM115 (closed below)
     except OSError as error:
@@ -62,6 +71,23 @@ def output_file(
     with f:
         yield f
     log.info("wrote %s", path)
+
+
+@contextlib.contextmanager
+def escaping_stdout() -> Iterator[None]:
+    """Standard output written with :data:`UNSPELLABLE` for the duration, as the files are (a stream
+    that cannot be reconfigured, such as a ``StringIO``, spells any text already)."""
+    stream = sys.stdout
+    errors = getattr(stream, "errors", None)
+    if errors is None or not hasattr(stream, "reconfigure"):
+        yield
+        return
+    stream.reconfigure(errors=UNSPELLABLE)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # a reader gone away, a stream closed
+            stream.reconfigure(errors=errors)
 
 
 def write_json(data: object, path: str | None) -> None:
