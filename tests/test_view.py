@@ -259,3 +259,46 @@ def test_compare_html_links_each_interactive_run_to_its_view(synth22, runs):
     assert '"name":"oracle-text.jsonl"' in page and '"name":"echo.jsonl"' in page
     _mwz(synth22, "compare", "-i", str(text), "--format", "html", "-o", str(folder / "plain.html"), "--no-views")
     assert "report.view" not in (folder / "plain.html").read_text() and not (folder / "plain.view.html").exists()
+
+
+def test_a_run_of_trials_shows_pass_hat_k_as_interact_reports_it(synth22_env, synth22_context, tmp_path, capsys):
+    """A run of ``--trials 2`` beside a run of one trial: pass^k, the goals solved in every trial and in none
+    and the trials per goal among the figures, the numbers of ``interact --score-only`` (was: none of them);
+    in Chromium each run's figures in its own column (the run of one trial: n/a)."""
+    from conftest import run_cli
+
+    from mwz_metrics.interactive.harness import api
+    from mwz_metrics.interactive.protocol import as_system
+
+    trials, single, page = tmp_path / "trials.jsonl", tmp_path / "single.jsonl", tmp_path / "view.html"
+    run = api.prepare("oracle", goals=4, trials=2, context=synth22_context)
+    oracle, helpless = run.system, {g.dialogue_id for g in run.goals[:2]}  # trial 0 of two goals: no help
+    run.system = as_system(
+        lambda r: (
+            {"response": "Sorry, I cannot help."}
+            if r["dialogue_id"] in helpless and not r["trial"]
+            else oracle.respond(r)
+        )
+    )
+    api.run_sessions(run, output=trials)
+    header, *lines = trials.read_text().splitlines()
+    trials.write_text("\n".join([header, *reversed(lines)]) + "\n")  # as -j may finish them: read in goal order
+    api.run_sessions(api.prepare("echo", goals=4, context=synth22_context), output=single)
+    code, out, err = run_cli(capsys, "interact", "--score-only", "-o", str(trials), "--json", "--resamples", "50")
+    assert code == 0, err
+    reported = json.loads(out)["trials"]
+    assert run_cli(capsys, "view", str(single), str(trials), "-o", str(page), "--resamples", "50")[0] == 0
+    text = page.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1))
+    shown = {label: [value, interval] for label, value, interval in data["runs"][1]["figures"]}
+    assert shown["pass^1"] == [reported["pass_hat_k"]["1"], reported["ci95"]["pass_hat_1"]]
+    assert shown["pass^2"] == [50.0, reported["ci95"]["pass_hat_2"]] and reported["pass_hat_k"]["1"] == 75.0
+    assert shown["solved no trial"] == [0.0, reported["ci95"]["no_trial"]]
+    assert data["runs"][1]["trials"] == {"per_goal": 2, "goals": 4, "definition": reported["definition"]}
+    ids = [json.loads(line)["id"] for line in lines]
+    assert [s["id"] for s in data["runs"][1]["sessions"]] == ids != [*reversed(ids)]  # goal order, not the file's
+    assert data["runs"][0]["trials"] is None and "pass^1" not in {f[0] for f in data["runs"][0]["figures"]}
+    dom = _browser(chromium(), tmp_path, "--virtual-time-budget=10000", "--dump-dom", page.as_uri())
+    row = re.search(r"<tr><th>pass\^2</th>(.*?)</tr>", dom).group(1)
+    assert re.findall(r'<td class="num">(.*?)(?:<span|</td>)', row) == ["n/a", "50.0"]
+    assert "<tr><th>Trials</th><td>1 per goal</td><td>2 per goal, 4 goals</td></tr>" in dom

@@ -296,12 +296,10 @@ def _trial_lines(result: dict[str, Any]) -> list[str]:
     trials = result.get("trials")
     if not trials:
         return []
-    ci = trials.get("ci95", {})
+    from mwz_metrics.interactive.scoring.trials import figure_rows
+
     lines = [f"over trials: {trials['trials']} per goal, {trials['goals']} goals; {trials['definition']}"]
-    for k, value in trials["pass_hat_k"].items():
-        lines.append(f"{'pass^' + k:20}{_cell(value, ci.get('pass_hat_' + k), 1, True)}")
-    lines.append(f"{'solved every trial':20}{_cell(trials['all_trials'], ci.get('all_trials'), 1, True)}")
-    lines.append(f"{'solved no trial':20}{_cell(trials['no_trial'], ci.get('no_trial'), 1, True)}")
+    lines += [f"{label:20}{_cell(value, interval, 1, True)}" for label, value, interval in figure_rows(trials)]
     return lines
 
 

@@ -37,7 +37,7 @@ def page_data(
         loaded = api.load_sessions(path)
         if loaded is None:
             raise InputError(f"{path}: neither a session file of mwz interact nor its --predictions export")
-        config, sessions = loaded
+        config, sessions = loaded[0], api.in_goal_order(loaded[1], context)  # as --score-only scores them
         if not sessions:
             raise InputError(f"{path}: no sessions to show")
         read: dict[str, list[str]] = {}

@@ -17,6 +17,7 @@ from typing import Any
 
 from mwz_metrics.inputs import dialogue_key
 from mwz_metrics.interactive.scoring.explain import domain_verdicts, sides
+from mwz_metrics.interactive.scoring.trials import figure_rows
 
 # A longer string is cut (a system may answer megabytes); the page says how many characters it left out.
 MAX_TEXT = 4000
@@ -164,14 +165,14 @@ def run_data(
     for session, record in zip(sessions, result["per_session"]):  # per_session is in the sessions' order
         goals.setdefault(goal_key(session), goal_of(session))
         rows.append(session_row(session, record, read.get(dialogue_key(str(session["id"])))))
-    ci = result.get("ci95") or {}
     system = config.get("system") or {}
     return {
         "name": Path(path).name,
         "path": str(path),
         "system": cut(system.get("name") or system.get("file") or system.get("url") or system.get("factory") or "?"),
         "simulator": cut((config.get("simulator") or {}).get("name") or "?"),
-        "figures": [[label, result.get(key), ci.get(key)] for label, key in FIGURES if key in result],
+        "figures": figures(result),
+        "trials": _trials(result.get("trials")),
         "by_domain": {
             d: [result["inform_by_domain"][d], (result.get("success_by_domain") or {}).get(d)]
             for d in (result.get("inform_by_domain") or {})
@@ -184,3 +185,21 @@ def run_data(
         "signature": cut(result["signature"]["line"]),
         "sessions": rows,
     }
+
+
+def figures(result: Mapping[str, Any]) -> list[list[Any]]:
+    """``[label, value, interval]`` of each figure the run has, in the order of ``mwz interact``'s report:
+    :data:`FIGURES`, then over trials (a run of ``--trials K``) pass^k for each k and the goals solved in
+    every trial and in none."""
+    ci = result.get("ci95") or {}
+    shown = [[label, result.get(key), ci.get(key)] for label, key in FIGURES if key in result]
+    if result.get("trials"):
+        shown += [list(row) for row in figure_rows(result["trials"])]
+    return shown
+
+
+def _trials(trials: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Sessions per goal, goals and pass^k's definition (None: a run of one trial per goal)."""
+    if not trials:
+        return None
+    return {"per_goal": trials["trials"], "goals": trials["goals"], "definition": trials["definition"]}

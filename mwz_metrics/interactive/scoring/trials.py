@@ -129,6 +129,16 @@ def per_goal_counts(
     return out
 
 
+def figure_rows(figures: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """The figures of :func:`trial_figures` as (label, value, 95% interval or None), in the order every
+    report shows them: pass^k for each k, then the goals solved in every trial and in none."""
+    ci = figures.get("ci95") or {}
+    rows = [(f"pass^{k}", value, ci.get(f"pass_hat_{k}")) for k, value in figures["pass_hat_k"].items()]
+    rows.append(("solved every trial", figures["all_trials"], ci.get("all_trials")))
+    rows.append(("solved no trial", figures["no_trial"], ci.get("no_trial")))
+    return rows
+
+
 def trial_figures(
     sessions: Sequence[Mapping[str, Any]],
     per_session: Sequence[Mapping[str, Any]],

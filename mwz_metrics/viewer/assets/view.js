@@ -50,10 +50,12 @@
     const runs = DATA.runs;
     const head = el("tr", {}, el("th", {}, "figure"), runs.map(function (r) { return el("th", {}, txt(r.name), el("br"), el("span", { class: "ci" }, txt(r.simulator + " \u2192 " + r.system))); }));
     const rows = [];
-    const labels = runs[0] ? runs[0].figures.map(function (f) { return f[0]; }) : [];
-    labels.forEach(function (label, i) {
+    // every run's figures by label (a run of one trial has no pass^k; a run may lack a figure)
+    const labels = [];
+    runs.forEach(function (r) { r.figures.forEach(function (f) { if (!labels.includes(f[0])) labels.push(f[0]); }); });
+    labels.forEach(function (label) {
       rows.push(el("tr", {}, el("th", {}, label), runs.map(function (r) {
-        const f = r.figures[i] || [label, null, null];
+        const f = r.figures.find(function (g) { return g[0] === label; }) || [label, null, null];
         const digits = label.startsWith("Turns") ? 2 : 1;
         return el("td", { class: "num" }, number(f[1], digits), f[2] ? el("span", { class: "ci" }, " [" + number(f[2][0], digits) + ", " + number(f[2][1], digits) + "]") : null);
       })));
@@ -63,12 +65,15 @@
       ["End reasons", function (r) { return Object.entries(r.end_reasons).map(function (e) { return e[0] + " " + e[1]; }).join(", "); }],
       ["Gave up", function (r) { return Object.entries(r.give_ups).map(function (e) { return e[0] + " \u00d7 " + e[1]; }).join(", ") || "none"; }],
       ["Sessions", function (r) { return String(r.sessions.length); }],
+      ["Trials", function (r) { return r.trials ? r.trials.per_goal + " per goal, " + r.trials.goals + " goals" : "1 per goal"; }],
     ];
     for (const [label, show] of lists) rows.push(el("tr", {}, el("th", {}, label), runs.map(function (r) { return el("td", {}, txt(show(r))); })));
     rows.push(el("tr", {}, el("th", {}, "Warnings"), runs.map(function (r) {
       return el("td", { class: "warn" }, r.warnings.length ? r.warnings.map(function (w) { return el("div", {}, txt(w)); }) : "none");
     })));
     box.append(el("h2", {}, "Figures"), el("table", {}, el("colgroup", {}, el("col", { style: "width: 180px" })), el("thead", {}, head), el("tbody", {}, rows)));
+    const over = runs.find(function (r) { return r.trials; });
+    if (over) box.append(el("p", { class: "ci" }, txt(over.trials.definition)));
     box.append(el("h2", {}, "Signatures"), ...runs.map(function (r) { return el("div", {}, el("span", { class: "label" }, txt(r.name + ":")), el("code", { class: "signature" }, txt(r.signature))); }));
   }
 
