@@ -464,3 +464,83 @@ def test_text_no_utf8_spells_is_printed_as_an_escape(env, context, tmp_path, cap
     assert "x\\udc80 (interactive" in printed[FAST[-1]]  # the label of compare's table
     assert json.loads(printed["json"])["systems"] == ["x\udc80"]  # JSON's own escape: it reads back the same
     assert "system=caf\udc80 \ud800@" in json.loads((tmp_path / "result.json").read_text())["signature"]["line"]
+
+
+class FakeProxy:
+    """A forward proxy on 127.0.0.1 that forwards nothing: each request's line and headers kept in ``seen``;
+    a POST answered ``{"response": "via proxy"}``, a CONNECT refused (502). Stopped on leaving the block."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        seen = self.seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def _answer(self, status: int, data: bytes) -> None:
+                seen.append(
+                    {"method": self.command, "target": self.path, **{k.lower(): v for k, v in self.headers.items()}}
+                )
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers["Content-Length"]))
+                self._answer(200, b'{"response": "via proxy"}')
+
+            def do_CONNECT(self) -> None:  # noqa: N802
+                self._answer(502, b"")
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def __enter__(self) -> FakeProxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_remote_system_goes_through_the_environments_proxy_a_local_one_never(env, monkeypatch):
+    """``http_proxy``/``https_proxy``/``no_proxy`` honoured for a remote host (sut.example: never resolved,
+    the fake proxy answers for it), never for a loopback one; a credential never readable by the proxy."""
+    from mwz_metrics.interactive import chat
+
+    with FakeProxy() as proxy:
+        monkeypatch.setenv("http_proxy", proxy.url.replace("//", "//user:p%40ss@"))
+        monkeypatch.setenv("https_proxy", proxy.url.replace("//", "//user:p%40ss@"))
+        monkeypatch.setenv("no_proxy", "other.example")
+        post = lambda url, **headers: chat.post_json(url, b"{}", headers, timeout=5)  # noqa: E731
+        assert post("http://sut.example:8080/turn?x=1") == b'{"response": "via proxy"}'
+        through = proxy.seen.pop()
+        assert through["target"] == "http://sut.example:8080/turn?x=1" and through["host"] == "sut.example:8080"
+        assert through["proxy-authorization"] == "Basic dXNlcjpwQHNz"  # user:p@ss, for the proxy only
+        with pytest.raises(chat.HttpFailure, match="refusing to send its credentials unencrypted"):
+            post("http://sut.example:8080/turn", Authorization="Bearer sk-secret")
+        with pytest.raises(chat.HttpFailure, match=r"through the proxy http://127\.0\.0\.1:\d+\)") as failed:
+            post("https://sut.example/v1/chat/completions", Authorization="Bearer sk-secret")
+        assert "p%40ss" not in str(failed.value) and "p@ss" not in str(failed.value)
+        tunnel = proxy.seen.pop()  # the proxy saw the host to connect to, never the key
+        assert tunnel["method"] == "CONNECT" and tunnel["target"] == "sut.example:443"
+        assert "authorization" not in tunnel and tunnel["proxy-authorization"] == "Basic dXNlcjpwQHNz"
+        for local in (proxy.url, proxy.url.replace("127.0.0.1", "localhost")):  # the proxy's own port, directly
+            assert post(local + "/direct", Authorization="Bearer sk-secret") == b'{"response": "via proxy"}'
+            assert proxy.seen.pop()["target"] == "/direct"  # origin form: not proxied
+        assert proxy.seen == []
+    assert chat.proxy_for("http://other.example/") is None and chat.proxy_for("http://sut.example/") is not None
+    # a proxy it cannot use: the run refused at once, in one line (not every session failing)
+    proxies = {**os.environ, "https_proxy": "https://user:secret@proxy.example:3128", "MWZ_LLM_API_KEY": "sk-k"}
+    line = one_line_error(mwz("interact", "--system", "https://sut.example/", "--goals", 1, env=proxies))
+    assert "https_proxy https://proxy.example: not an http://HOST" in line and "secret" not in line
+    chat_options = ("--system-option", "endpoint=http://llm.example:8000/v1", "--system-option", "model=m")
+    refused = mwz("interact", "--system", "llm", *chat_options, "--goals", 1, env={**proxies, "http_proxy": proxy.url})
+    assert "refusing to send its credentials unencrypted" in one_line_error(refused)

@@ -8,6 +8,14 @@ the deadline); a body over ``max_bytes`` is refused unread. Redirects: 307 and 3
 credential therefore never reaches a host other than the one it was given for. What failed is a
 :class:`HttpFailure` with its kind (``timeout``, ``connection``, ``http_NNN``, ``too_large``).
 
+Proxies: a remote host is reached through the proxy the environment names (``https_proxy``,
+``http_proxy``, ``no_proxy``, as the standard library's ``urllib.request.getproxies`` and
+``proxy_bypass`` read them; an ``http://`` proxy, ``user:password@`` sent to it as
+``Proxy-Authorization``): an https address through a ``CONNECT`` tunnel, so the proxy sees the host
+and nothing else. A loopback host (``127.0.0.0/8``, ``::1``, ``localhost``: a system under test on this
+machine) is never proxied, and a request carrying a credential (``Authorization``, ``Cookie``) to a
+plain ``http://`` address is refused rather than sent readable through a proxy.
+
 :class:`ChatClient` speaks chat completions (vLLM, llama.cpp's server, hosted APIs) with optional
 tools, retrying what may pass on a second try (429, 5xx, timeouts, refused or cut connections) and
 counting the tokens the endpoint reports (``usage``). The key, where the endpoint wants one, comes
@@ -16,7 +24,9 @@ from ``MWZ_LLM_API_KEY`` (or ``OPENAI_API_KEY``) and is never written anywhere.
 
 from __future__ import annotations
 
+import base64
 import http.client
+import ipaddress
 import json
 import os
 import socket
@@ -48,6 +58,100 @@ class HttpFailure(SystemUnderTestError):
 def _origin(url: urllib.parse.SplitResult) -> tuple[str, str, int]:
     default = 443 if url.scheme == "https" else 80
     return url.scheme, (url.hostname or "").lower(), url.port or default
+
+
+_CREDENTIALS = ("authorization", "cookie")  # headers that are for their own host only
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (never proxied: what is sent to it stays here)."""
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def proxy_for(url: str) -> urllib.parse.SplitResult | None:
+    """The proxy a request to ``url`` goes through (see the module docstring), or None: direct."""
+    import urllib.request  # here: its import is not free, and most runs never ask
+
+    parts = urllib.parse.urlsplit(url)
+    if _is_loopback(parts.hostname or ""):
+        return None
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if not proxy or urllib.request.proxy_bypass(parts.netloc.rpartition("@")[2]):
+        return None
+    found = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    try:
+        usable = found.scheme == "http" and bool(found.hostname) and found.port != 0
+    except ValueError:  # a port that is not a number
+        usable = False
+    if not usable:
+        raise HttpFailure(
+            f"{parts.scheme}_proxy {found.scheme}://{found.hostname or ''}: not an http://HOST[:PORT] proxy "
+            "(the only kind supported)",
+            "connection",
+            retried=False,
+        )
+    return found
+
+
+def checked_proxy(url: str, headers: Mapping[str, str]) -> urllib.parse.SplitResult | None:
+    """:func:`proxy_for`, refusing a credential (``Authorization``, ``Cookie``) for a plain ``http://``
+    address through a proxy. Called as a system or client is made too, so a run is refused at once
+    (one line) rather than every session failing."""
+    proxy = proxy_for(url)
+    if proxy is not None and url.lower().startswith("http:") and any(k.lower() in _CREDENTIALS for k in headers):
+        raise HttpFailure(
+            f"{url}: refusing to send its credentials unencrypted through the proxy {_shown(proxy)} "
+            "(use https, or name the host in no_proxy)",
+            "connection",
+            retried=False,
+        )
+    return proxy
+
+
+def _shown(proxy: urllib.parse.SplitResult) -> str:
+    """A proxy as messages name it: its address, never its password."""
+    port = f":{proxy.port}" if proxy.port else ""
+    return f"{proxy.scheme}://{proxy.hostname or ''}{port}"
+
+
+def _proxy_headers(proxy: urllib.parse.SplitResult) -> dict[str, str]:
+    """``Proxy-Authorization`` where the proxy's address holds ``user:password@`` (for the proxy only)."""
+    if proxy.username is None:
+        return {}
+    pair = f"{urllib.parse.unquote(proxy.username)}:{urllib.parse.unquote(proxy.password or '')}"
+    return {"Proxy-Authorization": "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")}
+
+
+def _connection(
+    parts: urllib.parse.SplitResult, headers: dict[str, str], remaining: float
+) -> tuple[http.client.HTTPConnection, str, str]:
+    """The connection for one request to ``parts`` (direct, or through its proxy), the request's target
+    and how messages name the route; ``headers`` gets what the proxy reads."""
+    proxy = checked_proxy(urllib.parse.urlunsplit(parts), headers)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if proxy is None:
+        host, port, route = parts.hostname or "", parts.port, ""
+    else:
+        host, port, route = proxy.hostname or "", proxy.port or 80, f" (through the proxy {_shown(proxy)})"
+    if parts.scheme == "https":
+        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+            host, port, timeout=remaining, context=ssl.create_default_context()
+        )
+        if proxy is not None:  # a tunnel: the proxy sees the host, the rest is encrypted end to end
+            connection.set_tunnel(parts.hostname or "", parts.port or 443, headers=_proxy_headers(proxy))
+        return connection, target, route
+    connection = http.client.HTTPConnection(host, port, timeout=remaining)
+    if proxy is not None:
+        headers.update(_proxy_headers(proxy))
+        netloc = parts.netloc.rpartition("@")[2]
+        target = urllib.parse.urlunsplit(("http", netloc, parts.path or "/", parts.query, ""))  # absolute form
+    return connection, target, route
 
 
 class _Watchdog:
@@ -101,18 +205,11 @@ def _once(url: str, body: bytes, headers: Mapping[str, str], deadline: float, ma
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise HttpFailure(f"no answer from {url} in time", "timeout", retried=True)
-    if parts.scheme == "https":
-        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.hostname, parts.port, timeout=remaining, context=ssl.create_default_context()
-        )
-    else:
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=remaining)
+    sent = dict(headers)
+    connection, target, route = _connection(parts, sent, remaining)
     watchdog = _Watchdog(connection, remaining)
-    target = parts.path or "/"
-    if parts.query:
-        target += "?" + parts.query
     try:
-        connection.request("POST", target, body=body, headers=dict(headers))
+        connection.request("POST", target, body=body, headers=sent)
         response = connection.getresponse()
         if response.status >= 300:
             return response.status, response.getheader("Location") or "", b""
@@ -124,9 +221,9 @@ def _once(url: str, body: bytes, headers: Mapping[str, str], deadline: float, ma
         raise
     except (OSError, http.client.HTTPException) as error:
         if watchdog.fired or isinstance(error, TimeoutError):
-            raise HttpFailure(f"no answer from {url} in time", "timeout", retried=True) from None
+            raise HttpFailure(f"no answer from {url}{route} in time", "timeout", retried=True) from None
         what = type(error).__name__ if isinstance(error, http.client.HTTPException) else error
-        raise HttpFailure(f"{url}: {what}", "connection", retried=True) from None
+        raise HttpFailure(f"{url}{route}: {what}", "connection", retried=True) from None
     finally:
         watchdog.cancel()
         connection.close()
@@ -152,7 +249,7 @@ def post_json(
             url = urllib.parse.urljoin(url, location)
             there = urllib.parse.urlsplit(url)
             if _origin(there) != _origin(here):  # a credential is for its own host only
-                headers = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "cookie")}
+                headers = {k: v for k, v in headers.items() if k.lower() not in _CREDENTIALS}
             here = there
             continue
         if 300 <= status < 400:
@@ -208,6 +305,7 @@ class ChatClient:
         self._key = (
             api_key if api_key is not None else os.environ.get("MWZ_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
         )
+        checked_proxy(self.url, {"Authorization": ""} if self._key else {})  # a proxy it cannot use: refused now
 
     def message(
         self,

@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES, HttpFailure, post_json
+from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES, HttpFailure, checked_proxy, post_json
 from mwz_metrics.interactive.protocol import SessionEnd, session_key
 
 
@@ -42,6 +42,7 @@ class HttpSystem:
         self.backoff = backoff
         self.max_bytes = max_bytes
         self.headers = {"Content-Type": "application/json", "Accept": "application/json", **dict(headers or {})}
+        checked_proxy(url, self.headers)  # a proxy it cannot use: refused now, not in every session
         self._reports: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
