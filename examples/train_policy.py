@@ -1,9 +1,9 @@
 """Train a dialogue policy against the simulator: PPO (stable-baselines3) on ``mwz/MultiWOZ-SystemActs-v0``,
-warm-started by imitation of the reference policy's act sets (the validation wizards'), on MultiWOZ 2.1
-validation goals only; the reward is the session's mwzeval Success, scored as ``mwz interact`` scores it.
+warm-started by imitation of the MultiWOZ 2.1 validation wizards' act sets, on validation goals only;
+the reward is the session's mwzeval Success, scored as ``mwz interact`` scores it.
 
     pip install "mwz-eval[rl]"
-    python train_policy.py --out runs/ppo [--steps 40000] [--seed 0]
+    python train_policy.py --out runs/ppo [--steps 100000] [--seed 0] [--teacher wizards|reference|none]
     mwz interact --system policy_system:make --system-option policy=runs/ppo/policy.zip --user-acts
 
 Writes ``DIR/policy.zip`` (the PPO model, the best held-out point) and ``DIR/policy.json`` (the learning
@@ -16,7 +16,10 @@ import argparse
 import logging
 import sys
 
+from mwz_metrics.training.imitation import TEACHERS
 from mwz_metrics.training.ppo import TrainingOptions, train
+from mwz_metrics.training.records import SPLITS
+from mwz_plugins.errors import MwzError
 
 logger = logging.getLogger("train_policy")
 
@@ -29,9 +32,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=defaults.steps, help="PPO environment steps")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument(
-        "--imitation-episodes", type=int, default=defaults.imitation_episodes, help="0: PPO from scratch"
+        "--teacher",
+        default=defaults.teacher,
+        choices=TEACHERS,
+        help="imitated before PPO: the validation wizards' act sets, the reference rule policy's, or none",
     )
     parser.add_argument("--imitation-epochs", type=int, default=defaults.imitation_epochs)
+    parser.add_argument(
+        "--value-episodes",
+        type=int,
+        default=defaults.value_episodes,
+        help="wizards: sessions of the cloned policy that its value head is fitted on",
+    )
+    parser.add_argument(
+        "--imitation-episodes",
+        type=int,
+        default=defaults.imitation_episodes,
+        help="reference: sessions it plays for imitation",
+    )
     parser.add_argument("--held-out", type=int, default=defaults.held_out, help="validation goals for the curve")
     parser.add_argument("--eval-every", type=int, default=defaults.eval_every)
     parser.add_argument("--envs", type=int, default=defaults.envs)
@@ -41,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         help='e.g. "success", "success+0.1*inv_sent+0.1*sess", "success-0.02*turns"',
     )
     parser.add_argument("--simulator", default=defaults.simulator)
-    parser.add_argument("--split", default=defaults.split, choices=("validation", "test"))
+    parser.add_argument("--split", default=defaults.split, choices=SPLITS)
     parser.add_argument(
         "--allow-test-goals", action="store_true", help="train on test goals anyway (refused otherwise)"
     )
@@ -58,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     options = TrainingOptions(
         steps=args.steps,
         seed=args.seed,
-        imitation_episodes=args.imitation_episodes,
+        teacher=args.teacher,
         imitation_epochs=args.imitation_epochs,
+        value_episodes=args.value_episodes,
+        imitation_episodes=args.imitation_episodes,
         held_out=args.held_out,
         eval_every=args.eval_every,
         envs=args.envs,
@@ -68,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         split=args.split,
         allow_test_goals=args.allow_test_goals,
     )
-    meta = train(args.out, options)
+    try:
+        meta = train(args.out, options)
+    except MwzError as error:  # bad input: a reward that cannot be read, a copy of MultiWOZ 2.1 without train
+        print(f"train_policy.py: {error}", file=sys.stderr)
+        return 2
     for point in meta["curve"]:
         logger.info("curve: %-9s %6d steps  Success %5.1f", point["stage"], point["ppo_steps"], point["success"])
     logger.info("timings: %s", {k: round(v, 1) for k, v in meta["timings"].items()})

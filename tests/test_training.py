@@ -13,7 +13,9 @@ from conftest import run_cli
 gymnasium = pytest.importorskip("gymnasium")
 pytest.importorskip("stable_baselines3")
 
+from mwz_metrics.interactive.acts import parse_acts  # noqa: E402
 from mwz_metrics.interactive.harness import api  # noqa: E402
+from mwz_metrics.interactive.language.extract import signature  # noqa: E402
 from mwz_metrics.training import envs  # noqa: E402, F401  (registers the environments)
 from mwz_metrics.training.records import RewardError, RewardSpec  # noqa: E402
 
@@ -200,21 +202,75 @@ def test_training_refuses_test_goals_unless_told(tmp_path):
 
 
 def test_short_training_beats_the_random_policy(synth22_env, synth22_context, tmp_path):
-    """A few thousand steps (imitation of 100 validation sessions, 1024 PPO steps): the held-out
-    Success is above the random policy's, and what is written carries the reward specification."""
+    """A few thousand steps (imitation of the wizards' turns, 1024 PPO steps): the held-out Success is
+    above the random policy's, and what is written carries the reward specification."""
     from mwz_metrics.training import ppo
     from mwz_metrics.training.system_envs import SystemActsEnv
 
     options = ppo.TrainingOptions(
-        steps=1024, imitation_episodes=100, imitation_epochs=15, held_out=30, eval_every=1024, envs=2, seed=3
+        steps=1024, imitation_epochs=5, value_episodes=20, held_out=30, eval_every=1024, envs=2, seed=3
     )
+    assert options.teacher == "wizards"  # the default
     meta = ppo.train(tmp_path, options, context=synth22_context)
     assert (tmp_path / "policy.zip").is_file()
     written = json.loads((tmp_path / "policy.json").read_text())
     assert written["signature"]["reward"]["spec"] == "success"
+    assert written["signature"]["options"]["teacher"] == "wizards"
     _train, held_out = ppo._goal_ids(synth22_context, options)
     random_env = SystemActsEnv(context=synth22_context, goals=held_out)
     random_env.action_space.seed(3)
     random = ppo.evaluate(None, random_env, held_out, seed=3)
     trained = max(p["success"] for p in meta["curve"][1:])
     assert trained > random["success"] + 30, (meta["curve"], random)
+
+
+def test_wizard_demonstrations_are_the_wizards_act_sets_of_training_dialogues(synth22_env, synth22_context):
+    """Imitation reads each validation wizard turn as a system would and labels it with the wizard's act
+    set; the held-out goals' dialogues are left out; test wizards are never read."""
+    from mwz_metrics.training import imitation, ppo, wizards
+    from mwz_metrics.training.act_level import ActLevel
+
+    level = ActLevel(synth22_context)
+    training, held_out = ppo._goal_ids(synth22_context, ppo.TrainingOptions(held_out=50))
+    first = wizards.dialogues(synth22_context)[1]  # the 0th is held out (every total // 50-th from 0)
+    assert first["key"] in training and wizards.dialogues(synth22_context)[0]["key"] in held_out
+    data = imitation.wizard_demonstrations(level, synth22_context, "validation", [first["key"]])
+    said = [e for e in first["history"] if e["speaker"] == "system" and e["acts"]]
+    assert len(data["actions"]) == len(said)
+    for index, entry in zip(data["actions"], said):
+        expected = (signature(parse_acts(entry["acts"])),)
+        if expected in level.index:
+            assert level.vocabulary[index] == expected
+    everything = imitation.wizard_demonstrations(level, synth22_context, "validation", training)
+    assert 0.6 < float(everything["exact"]) < 1.0
+    assert len(everything["actions"]) < sum(
+        1 for d in wizards.dialogues(synth22_context) for e in d["history"] if e["speaker"] == "system" and e["acts"]
+    )  # the held-out dialogues' turns are not there
+    with pytest.raises(ValueError, match="never learnt from"):
+        wizards.dialogues(synth22_context, "test")
+
+
+def test_vocabulary_is_the_wizards_most_frequent_act_sets(synth22_env, synth22_context):
+    from mwz_metrics.training import act_level, wizards
+
+    counts = wizards.act_sets(synth22_context)
+    vocabulary = act_level.vocabulary(synth22_context)
+    assert len(vocabulary) == act_level.SIZE and all(len(entry) == 1 for entry in vocabulary)
+    frequencies = [counts[entry[0]] for entry in vocabulary]
+    assert frequencies == sorted(frequencies, reverse=True)
+    assert vocabulary[0] == [counts.most_common(1)[0][0]]  # "bye|general|none|none"
+
+
+def test_reference_teacher_and_unknown_teachers(synth22_env, synth22_context, tmp_path):
+    """``teacher="reference"`` imitates the reference rule policy's choices; an unknown teacher is refused."""
+    from mwz_metrics.training import ppo
+
+    said: list[str] = []
+    options = ppo.TrainingOptions(
+        steps=0, teacher="reference", imitation_episodes=30, imitation_epochs=5, held_out=5, envs=1
+    )
+    meta = ppo.train(tmp_path, options, context=synth22_context, log=said.append)
+    assert [p["stage"] for p in meta["curve"]] == ["initial", "imitation"]
+    assert any("reference turns of 30 sessions" in line for line in said), said
+    with pytest.raises(ValueError, match="teacher 'teachers'"):
+        ppo.train(tmp_path, ppo.TrainingOptions(teacher="teachers"), context=synth22_context)

@@ -20,20 +20,22 @@ the belief state, the current domain, the venue on offer) and the agent's own ac
   agent has booked it; ``offered=D``: the agent has named a venue (train) of D; ``taxi=booked``;
 - ``turn``: system turns so far / 20.
 
-**An action** is one entry of the vocabulary (:func:`vocabulary`): a tuple of act signatures of
-MultiWOZ 2.1 validation wizard turns (``inform|restaurant|name|value;reqmore|general|none|none``),
-one ("single") or several said one after another ("composite"), delexicalized to intent, domain,
-slot and kind of value. Values are filled by rule, as ConvLab's vector does: from the venue on offer
-(the first matching venue in database order; trains sorted as the reference system sorts them),
-the count of matches, the user's booking details and a reference number, ``?`` for a request. The
-words are a wizard template of the signature (:class:`~mwz_metrics.interactive.language.banks.SystemTemplates`),
-drawn with a generator seeded by the dialogue and the turn; the turn carries the acts and the belief
-state, as the reference system's do.
+**An action** is one entry of the vocabulary (:func:`vocabulary`): the act set of a MultiWOZ 2.1
+validation wizard turn, delexicalized to intent, domain, slot and kind of value
+(``inform|restaurant|name|value;reqmore|general|none|none``), single (one act) or composite
+(several, as one turn said them). Values are filled by rule, as ConvLab's vector does: from the
+venue on offer (the first matching venue in database order; trains sorted as the reference system
+sorts them), the count of matches, the user's booking details and a reference number, ``?`` for a
+request. The words are a wizard template of that act set
+(:class:`~mwz_metrics.interactive.language.banks.SystemTemplates`), drawn with a generator seeded
+by the dialogue and the turn; the turn carries the acts and the belief state, as the reference
+system's do.
 
-The vocabulary is the reference policy's choices (each part said by its most frequent wizard
-signature) while it plays the validation goals with the ``agenda`` simulator, those seen at least
-:data:`MIN_COUNT` times, then the single wizard signatures with the most templates, up to
-:data:`SIZE` actions; it is cached like the other derived material.
+The vocabulary is the :data:`SIZE` act sets the validation wizards say most often (of those a
+template says; ties by name), built from the data and cached like the other derived material. In
+version 2.0.0 it covers 65.9% of the wizards' turns with acts, and the reference policy said
+through it (:meth:`ActLevel.expert_index`: its act set, else the nearest entry) succeeds on 99.5%
+of 200 held-out validation goals. Version 1 held the reference policy's own combinations instead.
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ import hashlib
 import json
 import logging
 import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,9 +66,8 @@ from mwz_metrics.interactive.vocabulary import (
 
 logger = logging.getLogger(__name__)
 
-VERSION = "1.0.0"
+VERSION = "2.0.0"
 SIZE = 300  # actions at most
-MIN_COUNT = 3  # a composite act set the reference policy chose fewer times is left out
 
 _INFORMABLE = {
     "restaurant": ("food", "area", "price", "name", "people", "day", "time"),
@@ -243,7 +243,11 @@ class ActLevel:
 
     def expert_index(self, reading: Reading) -> int:
         """The vocabulary's entry for the reference policy's choice (the closest one when it has none)."""
-        keys = self.expert_keys(reading)
+        return self.nearest(self.expert_keys(reading))
+
+    def nearest(self, keys: tuple[str, ...]) -> int:
+        """The vocabulary's entry for act set ``keys``: itself, else the one sharing most of its
+        intent-domain-slot triples (Jaccard)."""
         if keys in self.index:
             return self.index[keys]
         if keys not in self._nearest:
@@ -311,47 +315,21 @@ class ActLevel:
         return values
 
 
-class ExpertSystem:
-    """The reference policy at the act level, as a system (``policy=oracle`` of ``examples/policy_system.py``):
-    its choice said through :meth:`ActLevel.turn`; ``chosen`` counts the act sets it used."""
-
-    name = "act-level-oracle"
-
-    def __init__(self, level: ActLevel, *, through_vocabulary: bool = True) -> None:
-        self.level = level
-        self.through_vocabulary = through_vocabulary
-        self.chosen: Counter[tuple[str, ...]] = Counter()
-
-    def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """The reference policy's act set for the request, said at the act level."""
-        reading = self.level.read(request)
-        if self.through_vocabulary:
-            keys = self.level.vocabulary[self.level.expert_index(reading)]
-        else:
-            keys = self.level.expert_keys(reading)
-        self.chosen[keys] += 1
-        return self.level.turn(reading, keys)
-
-
 def _build(context: Any) -> list[list[str]]:
-    from mwz_metrics.interactive.harness.loading import load_simulator
-    from mwz_metrics.interactive.harness.runner import run_session
-    from mwz_metrics.training import splits
+    from mwz_metrics.training import wizards
 
-    factory, _identity = load_simulator("agenda", context)
-    expert = ExpertSystem(ActLevel(context, vocabulary_keys=[]), through_vocabulary=False)
-    for goal in splits.goals(context, "validation").values():
-        run_session(goal, factory, expert, seed=0, user_acts=True)
-    chosen = [list(k) for k, n in expert.chosen.most_common() if n >= MIN_COUNT]
-    seen = {tuple(k) for k in chosen}
-    singles = sorted(context.system_templates.templates.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    for key, _texts in singles:
-        if len(chosen) >= SIZE:
-            break
-        if (key,) not in seen:
-            chosen.append([key])
-    logger.info("act vocabulary: %d actions (%d act sets the reference policy chose)", len(chosen), len(seen))
-    return chosen[:SIZE]
+    said = context.system_templates.templates
+    counts = wizards.act_sets(context)
+    ranked = sorted((key for key in counts if said.get(key)), key=lambda key: (-counts[key], key))
+    chosen = [[key] for key in ranked[:SIZE]]
+    covered = sum(counts[key] for (key,) in chosen)
+    logger.info(
+        "act vocabulary: %d act sets of the validation wizards, %.1f%% of their %d turns with acts",
+        len(chosen),
+        100 * covered / max(sum(counts.values()), 1),
+        sum(counts.values()),
+    )
+    return chosen
 
 
 _VOCABULARIES: dict[int, list[list[str]]] = {}
@@ -366,13 +344,8 @@ def vocabulary(context: Any) -> list[list[str]]:
         from mwz_metrics.interactive.harness.context import code_fingerprint
 
         _paths, checksum = context.dialogue_files("validation")
-        # this module, the reference policy and the simulator it plays against shape the vocabulary
-        interactive = Path(__file__).parents[1] / "interactive"
-        shaping = [
-            Path(__file__),
-            interactive / "systems" / "reference.py",
-            *sorted((interactive / "user").glob("*.py")),
-        ]
+        # this module and the wizards' turns as read shape the vocabulary (the templates: code_fingerprint)
+        shaping = [Path(__file__), Path(__file__).with_name("wizards.py")]
         code = hashlib.sha256(b"".join(p.read_bytes() for p in shaping)).hexdigest()
         _VOCABULARIES[id(context)] = cached(
             "training-act-vocabulary", [checksum, code_fingerprint(), code, VERSION], lambda: _build(context)

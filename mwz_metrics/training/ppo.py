@@ -1,14 +1,15 @@
 """PPO on ``mwz/MultiWOZ-SystemActs-v0`` (stable-baselines3; no RL algorithm of our own), warm-started
 by imitation: what ``examples/train_policy.py`` runs.
 
-1. **Imitation** (behaviour cloning, as ConvLab's MLE policy): the reference policy's act-level
-   choices (``info["expert_action"]``, the wizards' act sets it says) on validation goals, the agent
-   sometimes acting at random meanwhile so that it also learns to recover (labels stay the
-   reference's); the PPO policy network is trained on them by cross-entropy, its value head on the
-   episodes' discounted returns.
+1. **Imitation** (behaviour cloning into the PPO policy network, as ConvLab's MLE policy; see
+   :mod:`.imitation`): by default of the validation wizards' own act sets in the training dialogues
+   (``teacher="wizards"``), the value head then fitted on the cloned policy's sessions; or of the
+   reference rule policy's choices while it plays the training goals (``teacher="reference"``); or
+   none (``teacher="none"``, PPO from scratch).
 2. **PPO** on validation goals, reward the session's score (mwzeval's Success by default).
-3. **The curve**: Success of the deterministic policy on held-out validation goals (never trained on)
-   before and after imitation and every ``eval_every`` PPO steps; the best point's policy is kept.
+3. **The curve**: Success of the deterministic policy on held-out validation goals (never trained on:
+   neither their goals nor their wizards' turns) before and after imitation and every ``eval_every``
+   PPO steps; the best point's policy is kept.
 
 Everything is seeded (``seed``): the goals drawn, the sessions, the networks.
 """
@@ -23,23 +24,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from mwz_metrics.training import splits
+from mwz_metrics.training import imitation, splits
 from mwz_metrics.training.records import RewardSpec
 
 logger = logging.getLogger(__name__)
+
+GAMMA = 0.99  # PPO's discount, and the imitation returns'
 
 
 @dataclasses.dataclass
 class TrainingOptions:
     """The defaults fit a 2-core CPU in well under 20 minutes."""
 
-    steps: int = 40_000  # PPO environment steps
+    steps: int = 100_000  # PPO environment steps
     seed: int = 0
-    imitation_episodes: int = 1500  # 0: no warm start
+    teacher: str = "wizards"  # imitated before PPO: "wizards", "reference" or "none" (see .imitation)
     imitation_epochs: int = 20
-    explore: float = 0.2  # the share of imitation turns acted at random (labelled with the reference's choice)
+    value_episodes: int = 300  # wizards: sessions of the cloned policy its value head is fitted on
+    imitation_episodes: int = 1500  # reference: sessions it plays
+    explore: float = 0.2  # reference: the share of its turns acted at random (labelled with its choice)
     held_out: int = 200  # validation goals kept out of training, for the curve
     eval_every: int = 10_000
     envs: int = 4
@@ -87,61 +90,30 @@ def evaluate(model: Any, env: Any, goals: list[str], seed: int) -> dict[str, flo
     }
 
 
-def demonstrations(env: Any, episodes: int, explore: float, seed: int, gamma: float) -> dict[str, np.ndarray]:
-    """Observations, the reference's actions and discounted returns over ``episodes`` sessions."""
-    rng = np.random.default_rng(seed)
-    observations, actions, returns = [], [], []
-    for episode in range(episodes):
-        obs, info = env.reset(seed=seed * 100_003 + episode)
-        rewards: list[float] = []
-        done = False
-        while not done:
-            observations.append(obs)
-            actions.append(info["expert_action"])
-            act = int(rng.integers(env.action_space.n)) if rng.random() < explore else info["expert_action"]
-            obs, reward, terminated, truncated, info = env.step(act)
-            rewards.append(reward)
-            done = terminated or truncated
-        running, backwards = 0.0, []
-        for reward in reversed(rewards):
-            running = reward + gamma * running
-            backwards.append(running)
-        returns += backwards[::-1]
-    return {
-        "observations": np.asarray(observations, dtype=np.float32),
-        "actions": np.asarray(actions, dtype=np.int64),
-        "returns": np.asarray(returns, dtype=np.float32),
-    }
-
-
-def clone(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int, batch: int = 64) -> float:
-    """Behaviour cloning into the PPO policy network (and its value head); the last epoch's accuracy."""
-    import torch
-
-    policy = model.policy
-    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
-    generator = np.random.default_rng(seed)
-    obs = torch.as_tensor(data["observations"])
-    actions = torch.as_tensor(data["actions"])
-    returns = torch.as_tensor(data["returns"])
-    accuracy = 0.0
-    policy.set_training_mode(True)
-    for _epoch in range(epochs):
-        order = generator.permutation(len(actions))
-        correct = 0
-        for start in range(0, len(order), batch):
-            index = torch.as_tensor(order[start : start + batch])
-            values, log_prob, _entropy = policy.evaluate_actions(obs[index], actions[index])
-            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), returns[index])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            with torch.no_grad():
-                chosen = policy.get_distribution(obs[index]).distribution.probs.argmax(dim=1)
-                correct += int((chosen == actions[index]).sum())
-        accuracy = correct / len(order)
-    policy.set_training_mode(False)
-    return accuracy
+def _imitate(
+    model: Any, context: Any, goals: list[str], options: TrainingOptions, level: Any, log: Callable[[str], None]
+) -> str:
+    """Behaviour cloning from ``options.teacher`` (see :mod:`.imitation`); what was done, in words."""
+    if options.teacher == "wizards":
+        if options.split == "test":  # allowed by allow_test_goals; the wizards are validation's even then
+            data = imitation.wizard_demonstrations(level, context, "validation")
+        else:  # the training goals' own dialogues: the held-out goals' wizards are never seen
+            data = imitation.wizard_demonstrations(level, context, options.split, goals)
+        accuracy = imitation.clone(model, data, options.imitation_epochs, options.seed)
+        said = f"{len(data['actions'])} wizard turns ({100 * float(data['exact']):.1f}% of their act sets in the vocabulary)"
+        if options.value_episodes:
+            played = imitation.rollouts(
+                model, _env(context, goals, options), options.value_episodes, options.seed, GAMMA
+            )
+            error = imitation.fit_values(model, played, options.imitation_epochs, options.seed)
+            said += f"; value head fitted on {len(played['returns'])} turns of {options.value_episodes} sessions (MSE {error:.3f})"
+    else:
+        data = imitation.reference_demonstrations(
+            _env(context, goals, options), options.imitation_episodes, options.explore, options.seed, GAMMA
+        )
+        accuracy = imitation.clone(model, data, options.imitation_epochs, options.seed)
+        said = f"{len(data['actions'])} reference turns of {options.imitation_episodes} sessions"
+    return f"{said}, accuracy {100 * accuracy:.1f}%"
 
 
 def train(
@@ -156,6 +128,8 @@ def train(
     from mwz_metrics.interactive.harness.context import InteractiveContext
     from mwz_metrics.training.records import GoalSplit
 
+    if options.teacher not in imitation.TEACHERS:
+        raise ValueError(f"teacher {options.teacher!r}: one of {', '.join(imitation.TEACHERS)}")
     if GoalSplit(options.split, 0).evaluation and not options.allow_test_goals:
         raise ValueError(
             "training on test goals measures a policy on what it learnt from: pass allow_test_goals to do it anyway"
@@ -176,7 +150,7 @@ def train(
         n_steps=512,
         batch_size=256,
         n_epochs=4,
-        gamma=0.99,
+        gamma=GAMMA,
         clip_range=0.1,
         ent_coef=0.0,
         seed=options.seed,
@@ -196,14 +170,11 @@ def train(
         return figures
 
     point("initial", 0)
-    if options.imitation_episodes:
+    if options.teacher != "none":
         t = time.perf_counter()
-        data = demonstrations(
-            _env(context, training_goals, options), options.imitation_episodes, options.explore, options.seed, 0.99
-        )
-        accuracy = clone(model, data, options.imitation_epochs, options.seed)
+        imitated = _imitate(model, context, training_goals, options, evaluation_env.level, log)
         timings["imitation_s"] = time.perf_counter() - t
-        log(f"imitation: {len(data['actions'])} turns, accuracy {100 * accuracy:.1f}%, {timings['imitation_s']:.0f} s")
+        log(f"imitation: {imitated}, {timings['imitation_s']:.0f} s")
         point("imitation", 0)
     best = (curve[-1]["success"], 0)
     model.save(out / "policy.zip")

@@ -78,7 +78,11 @@ class RewardSpec:
         return float(sum(w * float(figures.get(t) or 0.0) for t, w in self.weights))
 
 
-SPLITS = ("validation", "test")  # training goals from 2.1 validation (train where present), evaluation from test
+SPLITS = (
+    "validation",
+    "train",
+    "test",
+)  # training goals from 2.1 validation (train where present), evaluation from test
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""Goals by split: training goals from MultiWOZ 2.1 validation, evaluation goals from test.
+"""Goals by split: training goals from MultiWOZ 2.1 validation (or train, where the full 2.1 file
+is present), evaluation goals from test.
 
-No MultiWOZ train split is read (the house rule: anything learnt comes from validation, anything
-measured from test). Validation goals are built like the test goals of
+Validation (and train) goals are built like the test goals of
 :class:`~mwz_metrics.interactive.harness.context.InteractiveContext` (the same
 :func:`~mwz_metrics.interactive.goals.user_goal`), and cached on disk the same way.
 """
@@ -19,34 +19,38 @@ from mwz_metrics.training.records import SPLITS
 logger = logging.getLogger(__name__)
 
 
-def _validation_goals(context: Any) -> dict[str, UserGoal]:
+def _training_goals(context: Any, split: str) -> dict[str, UserGoal]:
     from mwz_datasets import multiwoz_raw
     from mwz_datasets.derived import cached
     from mwz_metrics.interactive.harness.context import code_fingerprint
 
-    paths, checksum = context.dialogue_files("validation")
+    paths, checksum = context.dialogue_files(split)
 
     def build() -> list[dict[str, Any]]:
-        logger.info("reading the goals of MultiWOZ 2.1 validation (cached afterwards)")
-        return [{"key": d["key"], "goal": d["goal"]} for d in multiwoz_raw.iter_dialogues("2.1", "validation", paths)]
+        logger.info("reading the goals of MultiWOZ 2.1 %s (cached afterwards)", split)
+        return [{"key": d["key"], "goal": d["goal"]} for d in multiwoz_raw.iter_dialogues("2.1", split, paths)]
 
-    items = cached("training-validation-goals", [checksum, code_fingerprint()], build)
+    kind = "training-validation-goals" if split == "validation" else f"training-{split}-goals"
+    items = cached(kind, [checksum, code_fingerprint()], build)
+    if not items:
+        where = ", ".join(str(p) for p in paths.values())
+        raise InputError(f"MultiWOZ 2.1 {split}: no dialogues in {where} (a copy without the {split} split)")
     query = context.database.query
     return {item["key"]: user_goal(item, query) for item in items}
 
 
-_CACHE: dict[int, dict[str, UserGoal]] = {}
+_CACHE: dict[tuple[int, str], dict[str, UserGoal]] = {}
 
 
 def goals(context: Any, split: str) -> dict[str, UserGoal]:
-    """Every goal of ``split`` (``validation`` or ``test``), in the split's order."""
+    """Every goal of ``split`` (``validation``, ``train`` or ``test``), in the split's order."""
     if split not in SPLITS:
         raise InputError(f"goal split {split!r}: one of {', '.join(SPLITS)}")
     if split == "test":
         return context.goals
-    if id(context) not in _CACHE:
-        _CACHE[id(context)] = _validation_goals(context)
-    return _CACHE[id(context)]
+    if (id(context), split) not in _CACHE:
+        _CACHE[id(context), split] = _training_goals(context, split)
+    return _CACHE[id(context), split]
 
 
 @functools.cache
