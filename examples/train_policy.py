@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
 from mwz_metrics.training.imitation import TEACHERS
 from mwz_metrics.training.ppo import TrainingOptions, train
@@ -24,8 +25,9 @@ from mwz_plugins.errors import MwzError
 logger = logging.getLogger("train_policy")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse the options, train, log the curve; the exit status."""
+def main(argv: list[str] | None = None, *, context: Any = None) -> int:
+    """Parse the options, train, log the curve; the exit status. ``context``: an interactive context
+    already loaded (a test's), else one is made from the environment (``MWZ_MIRROR``, ``MWZ_CACHE``)."""
     defaults = TrainingOptions()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="folder for policy.zip and policy.json")
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         allow_test_goals=args.allow_test_goals,
     )
     try:
-        meta = train(args.out, options)
+        meta = train(args.out, options, context=context)
     except MwzError as error:  # bad input: a reward that cannot be read, a copy of MultiWOZ 2.1 without train
         print(f"train_policy.py: {error}", file=sys.stderr)
         return 2

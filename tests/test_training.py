@@ -192,31 +192,40 @@ def test_user_environment_scores_the_agent_as_a_user(synth22_env, synth22_contex
 # -- training --------------------------------------------------------------------------------------
 
 
-def test_training_refuses_test_goals_unless_told(tmp_path):
+def _example(name: str):
     sys.path.insert(0, str(EXAMPLES))
     try:
-        import train_policy
+        return __import__(name)
     finally:
         sys.path.remove(str(EXAMPLES))
+
+
+def test_training_refuses_test_goals_unless_told(tmp_path, capsys):
+    train_policy = _example("train_policy")
     assert train_policy.main(["--out", str(tmp_path), "--split", "test"]) == 2
+    assert "--allow-test-goals" in capsys.readouterr().err
 
 
 def test_short_training_beats_the_random_policy(synth22_env, synth22_context, tmp_path):
-    """A few thousand steps (imitation of the wizards' turns, 1024 PPO steps): the held-out Success is
-    above the random policy's, and what is written carries the reward specification."""
+    """The example script on a short budget (imitation of the wizards' turns, 512 PPO steps): the
+    held-out Success is above the random policy's, and what is written carries the reward specification."""
     from mwz_metrics.training import ppo
     from mwz_metrics.training.system_envs import SystemActsEnv
 
-    options = ppo.TrainingOptions(
-        steps=1024, imitation_epochs=5, value_episodes=20, held_out=30, eval_every=1024, envs=2, seed=3
+    train_policy = _example("train_policy")
+    argv = ["--steps", "1024", "--imitation-epochs", "5", "--value-episodes", "20", "--held-out", "30"]
+    assert (
+        train_policy.main(
+            ["--out", str(tmp_path), *argv, "--eval-every", "1024", "--envs", "2", "--seed", "3"],
+            context=synth22_context,
+        )
+        == 0
     )
-    assert options.teacher == "wizards"  # the default
-    meta = ppo.train(tmp_path, options, context=synth22_context)
     assert (tmp_path / "policy.zip").is_file()
-    written = json.loads((tmp_path / "policy.json").read_text())
-    assert written["signature"]["reward"]["spec"] == "success"
-    assert written["signature"]["options"]["teacher"] == "wizards"
-    _train, held_out = ppo._goal_ids(synth22_context, options)
+    meta = json.loads((tmp_path / "policy.json").read_text())
+    assert meta["signature"]["reward"]["spec"] == "success"
+    assert meta["signature"]["options"]["teacher"] == "wizards"  # the default
+    _train, held_out = ppo._goal_ids(synth22_context, ppo.TrainingOptions(held_out=20))
     random_env = SystemActsEnv(context=synth22_context, goals=held_out)
     random_env.action_space.seed(3)
     random = ppo.evaluate(None, random_env, held_out, seed=3)
