@@ -283,3 +283,17 @@ def test_reference_teacher_and_unknown_teachers(synth22_env, synth22_context, tm
     assert any("reference turns of 30 sessions" in line for line in said), said
     with pytest.raises(ValueError, match="teacher 'teachers'"):
         ppo.train(tmp_path, ppo.TrainingOptions(teacher="teachers"), context=synth22_context)
+
+
+def test_train_split_where_the_copy_has_none_is_one_clear_line(synth22_env, synth22_context, tmp_path, capsys):
+    """``split="train"`` reads the 2.1 train goals where the full file is present; the mirror's copy has
+    validation and test only, which the script says in one line (exit 2)."""
+    from mwz_metrics.inputs import InputError
+    from mwz_metrics.training import splits
+
+    with pytest.raises(InputError, match="MultiWOZ 2.1 train: no dialogues in .*without the train split"):
+        splits.goals(synth22_context, "train")
+    train_policy = _example("train_policy")
+    assert train_policy.main(["--out", str(tmp_path), "--split", "train"], context=synth22_context) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no dialogues" in err
