@@ -15,7 +15,7 @@ Two teachers:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -67,22 +67,34 @@ def _discounted(rewards: list[float], gamma: float) -> list[float]:
     return backwards[::-1]
 
 
+def _session(env: Any, seed: int, choose: Callable[[Any, dict], int], gamma: float) -> tuple[list, list, list]:
+    """One session played by ``choose(observation, info)``: its observations, the reference's choice
+    at each (``info["expert_action"]``, None where the environment gives none) and discounted returns."""
+    obs, info = env.reset(seed=seed)
+    observations, labels, rewards = [], [], []
+    done = False
+    while not done:
+        observations.append(obs)
+        labels.append(info.get("expert_action"))
+        obs, reward, terminated, truncated, info = env.step(choose(obs, info))
+        rewards.append(reward)
+        done = terminated or truncated
+    return observations, labels, _discounted(rewards, gamma)
+
+
 def reference_demonstrations(env: Any, episodes: int, explore: float, seed: int, gamma: float) -> dict[str, np.ndarray]:
     """Observations, the reference's actions and discounted returns over ``episodes`` sessions."""
     rng = np.random.default_rng(seed)
+
+    def choose(_obs: Any, info: dict) -> int:
+        return int(rng.integers(env.action_space.n)) if rng.random() < explore else info["expert_action"]
+
     observations, actions, returns = [], [], []
     for episode in range(episodes):
-        obs, info = env.reset(seed=seed * 100_003 + episode)
-        rewards: list[float] = []
-        done = False
-        while not done:
-            observations.append(obs)
-            actions.append(info["expert_action"])
-            act = int(rng.integers(env.action_space.n)) if rng.random() < explore else info["expert_action"]
-            obs, reward, terminated, truncated, info = env.step(act)
-            rewards.append(reward)
-            done = terminated or truncated
-        returns += _discounted(rewards, gamma)
+        seen, labels, values = _session(env, seed * 100_003 + episode, choose, gamma)
+        observations += seen
+        actions += labels
+        returns += values
     return {
         "observations": np.asarray(observations, dtype=np.float32),
         "actions": np.asarray(actions, dtype=np.int64),
@@ -92,22 +104,35 @@ def reference_demonstrations(env: Any, episodes: int, explore: float, seed: int,
 
 def rollouts(model: Any, env: Any, episodes: int, seed: int, gamma: float) -> dict[str, np.ndarray]:
     """Observations and discounted returns of the model's own (sampled) sessions: its value head's targets."""
+
+    def choose(obs: Any, _info: dict) -> int:
+        return int(model.predict(obs, deterministic=False)[0])
+
     observations, returns = [], []
     for episode in range(episodes):
-        obs, _info = env.reset(seed=seed * 100_003 + 50_000 + episode)
-        rewards: list[float] = []
-        done = False
-        while not done:
-            observations.append(obs)
-            action = int(model.predict(obs, deterministic=False)[0])
-            obs, reward, terminated, truncated, _info = env.step(action)
-            rewards.append(reward)
-            done = terminated or truncated
-        returns += _discounted(rewards, gamma)
+        seen, _labels, values = _session(env, seed * 100_003 + 50_000 + episode, choose, gamma)
+        observations += seen
+        returns += values
     return {
         "observations": np.asarray(observations, dtype=np.float32),
         "returns": np.asarray(returns, dtype=np.float32),
     }
+
+
+def _epochs(size: int, epochs: int, seed: int, batch: int) -> Iterator[list[Any]]:
+    """Per epoch, its minibatches: index tensors of a fresh seeded permutation of ``size`` examples."""
+    import torch
+
+    generator = np.random.default_rng(seed)
+    for _epoch in range(epochs):
+        order = generator.permutation(size)
+        yield [torch.as_tensor(order[start : start + batch]) for start in range(0, size, batch)]
+
+
+def _descend(optimizer: Any, loss: Any) -> None:
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
 
 
 def clone(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int, batch: int = 64) -> float:
@@ -117,54 +142,46 @@ def clone(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int, batch
 
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
-    generator = np.random.default_rng(seed)
     obs = torch.as_tensor(data["observations"])
     actions = torch.as_tensor(data["actions"])
     returns = torch.as_tensor(data["returns"]) if "returns" in data else None
     accuracy = 0.0
     policy.set_training_mode(True)
-    for _epoch in range(epochs):
-        order = generator.permutation(len(actions))
+    for minibatches in _epochs(len(actions), epochs, seed, batch):
         correct = 0
-        for start in range(0, len(order), batch):
-            index = torch.as_tensor(order[start : start + batch])
+        for index in minibatches:
             values, log_prob, _entropy = policy.evaluate_actions(obs[index], actions[index])
             loss = -log_prob.mean()
             if returns is not None:
                 loss = loss + 0.5 * torch.nn.functional.mse_loss(values.flatten(), returns[index])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            _descend(optimizer, loss)
             with torch.no_grad():
                 chosen = policy.get_distribution(obs[index]).distribution.probs.argmax(dim=1)
                 correct += int((chosen == actions[index]).sum())
-        accuracy = correct / len(order)
+        accuracy = correct / max(len(actions), 1)
     policy.set_training_mode(False)
     return accuracy
 
 
 def fit_values(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int, batch: int = 64) -> float:
-    """The value head (and its own layers) fitted to ``data``'s returns, the policy left as it is; the last mean squared error."""
+    """The value head (and its own layers) fitted to ``data``'s returns, the policy left as it is; the
+    last epoch's mean squared error."""
     import torch
 
     policy = model.policy
-    parameters = [*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()]
-    optimizer = torch.optim.Adam(parameters, lr=1e-3)
-    generator = np.random.default_rng(seed)
+    optimizer = torch.optim.Adam(
+        [*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()], lr=1e-3
+    )
     obs = torch.as_tensor(data["observations"])
     returns = torch.as_tensor(data["returns"])
     error = 0.0
     policy.set_training_mode(True)
-    for _epoch in range(epochs):
-        order = generator.permutation(len(returns))
+    for minibatches in _epochs(len(returns), epochs, seed, batch):
         total = 0.0
-        for start in range(0, len(order), batch):
-            index = torch.as_tensor(order[start : start + batch])
+        for index in minibatches:
             loss = torch.nn.functional.mse_loss(policy.predict_values(obs[index]).flatten(), returns[index])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            _descend(optimizer, loss)
             total += loss.item() * len(index)
-        error = total / max(len(order), 1)
+        error = total / max(len(returns), 1)
     policy.set_training_mode(False)
     return error
