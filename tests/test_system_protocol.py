@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -184,3 +185,33 @@ def test_an_llm_agent_retries_an_overloaded_endpoint_and_times_out_a_silent_one(
         sessions = run(stub, 2, retries=1, timeout=0.2)
     assert {s["end"]["reason"] for s in sessions} == {"system_timeout"}
     assert all(s["system_report"]["failures"]["timeout"] == 2 for s in sessions)  # the first try and one retry
+
+
+def test_a_python_systems_identity_goes_into_the_runs_record(tmp_path, monkeypatch):
+    """A factory's system may say what its numbers depend on (``identity()``: a model file's checksum);
+    it goes into the run's record; an identity() that fails or is no dict is one line about the system."""
+    from mwz_metrics.interactive.harness import loading
+    from mwz_plugins.errors import SystemUnderTestError
+
+    (tmp_path / "described_system.py").write_text(
+        "class Described:\n"
+        "    def __init__(self, bad=''):\n"
+        "        self.bad = bad\n"
+        "    def respond(self, request):\n"
+        "        return {'response': 'hello'}\n"
+        "    def identity(self):\n"
+        "        if self.bad == 'raise':\n"
+        "            raise OSError('no model file')\n"
+        "        return 7 if self.bad else {'model_sha256': 'abc'}\n"
+        "def make(**options):\n"
+        "    return Described(**options)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    try:
+        loaded = loading._python("described_system:make", {})
+        assert loaded.identity == {"factory": "described_system:make", "model_sha256": "abc"}
+        for bad, said in (("raise", "identity() failed (OSError: no model file)"), ("int", "returned int, not a dict")):
+            with pytest.raises(SystemUnderTestError, match=re.escape(said)):
+                loading._python("described_system:make", {"bad": bad})
+    finally:
+        sys.modules.pop("described_system", None)

@@ -123,6 +123,7 @@ def test_act_environment_plays_what_mwz_interact_scores_of_the_policy(
 ):
     """The reference policy's acts through the act vocabulary: the environment's sessions and rewards are
     those ``mwz interact --system policy_system:make --system-option policy=oracle --user-acts`` records."""
+    from mwz_metrics.training import act_level
     from mwz_metrics.training.system_envs import SystemActsEnv
 
     monkeypatch.chdir(EXAMPLES)
@@ -131,6 +132,7 @@ def test_act_environment_plays_what_mwz_interact_scores_of_the_policy(
     code, _out, err = run_cli(capsys, *argv, "--goals", str(GOALS), "--seed", "2", "-o", str(out))
     assert code == 0, err
     config, sessions = api.load_session_file(out)
+    assert config["system"]["policy"] == "oracle" and config["system"]["act_level"]["version"] == act_level.VERSION
     scored = api.score(sessions, config, context=synth22_context, resamples=0)
     success = {s["id"]: s["success"] for s in scored["per_session"]}
     env = SystemActsEnv(context=synth22_context, split="test", goals=[s["id"] for s in sessions])

@@ -10,6 +10,7 @@ acts must reach it: ``mwz interact --user-acts``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ class PolicySystem:
 
     def __init__(self, context: Any, policy: str, *, seed: int = 0) -> None:
         self.kind, self.seed, self.model = policy, seed, None
+        self.sha256: str | None = None
         vocabulary = None
         if policy not in ("oracle", "random"):
             path = Path(policy)
@@ -41,10 +43,18 @@ class PolicySystem:
             from stable_baselines3 import PPO
 
             self.model = PPO.load(path, device="cpu")
+            self.sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
             vocabulary = meta["vocabulary"]
             self.kind = "ppo"
         self.level = act_level.ActLevel(context, vocabulary_keys=vocabulary)
         self.name = f"policy-{self.kind}"
+
+    def identity(self) -> dict[str, Any]:
+        """What its numbers depend on, for the run's record: the policy (the file's checksum), the act level."""
+        played: dict[str, Any] = {"policy": self.kind, "act_level": self.level.identity}
+        if self.sha256:
+            played["policy_sha256"] = self.sha256
+        return played
 
     def action(self, reading: act_level.Reading) -> int:
         """The policy's action for what it has read."""

@@ -144,10 +144,23 @@ def _registered(spec: str, context: Any, options: dict[str, str], *, timeout: fl
     identity: dict[str, Any] = {"name": spec, "version": entry.version, "plugin": registry.owners[("systems", spec)]}
     if options:
         identity["options"] = options
-    describe = getattr(made, "identity", None)
-    if callable(describe):  # what the system's numbers depend on besides its name (a model, a prompt)
-        identity.update(describe())
+    _described(identity, made, f"--system {spec}")
     return LoadedSystem(as_system(made, spec), "registered", spec, identity, reads_user_acts=entry.reads_user_acts)
+
+
+def _described(identity: dict[str, Any], made: Any, where: str) -> None:
+    """What the system's numbers depend on besides its name (a model, a prompt, a policy file), from
+    its ``identity()``, into the run's record of the system."""
+    describe = getattr(made, "identity", None)
+    if not callable(describe):
+        return
+    try:
+        described = describe()
+    except Exception as error:  # the system's own code
+        raise SystemUnderTestError(f"{where}: identity() failed ({type(error).__name__}: {error})") from None
+    if not isinstance(described, Mapping):
+        raise SystemUnderTestError(f"{where}: identity() returned {type(described).__name__}, not a dict")
+    identity.update(described)
 
 
 def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
@@ -168,6 +181,7 @@ def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
     identity: dict[str, Any] = {"factory": spec}
     if options:
         identity["options"] = options
+    _described(identity, made, f"--system {spec}")
     return LoadedSystem(system, "python", spec, identity)
 
 
