@@ -299,3 +299,27 @@ def test_train_split_where_the_copy_has_none_is_one_clear_line(synth22_env, synt
     assert train_policy.main(["--out", str(tmp_path), "--split", "train"], context=synth22_context) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no dialogues" in err
+
+
+def test_the_readmes_language_model_loop_runs(synth22_env, synth22_context):
+    """The README's reset/generate/step loop, as a user copies it, with a stand-in model and trainer
+    (three episodes): each episode ends with the session's Success as its reward."""
+    import builtins
+
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    code = readme.split("<!-- example-llm-training -->", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    rewards: list[float] = []
+    prompts: list[str] = []
+
+    def generate(prompt: str) -> str:
+        prompts.append(prompt)
+        return "[value_name] is in the [value_area] . their phone number is [value_phone] ."
+
+    def update(transcript: list, reward: float) -> None:
+        assert transcript and all(isinstance(p, str) and isinstance(r, str) for p, r in transcript)
+        rewards.append(reward)
+
+    namespace = {"generate": generate, "update": update, "range": lambda n: builtins.range(min(n, 3))}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert len(rewards) == 3 and all(r in (0.0, 1.0) for r in rewards)
+    assert prompts[0].startswith("user: ")
