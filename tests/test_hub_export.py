@@ -23,7 +23,7 @@ import yaml
 from mwz_hub import cards
 from mwz_hub.export import MANIFEST, Manifest, export
 from mwz_metrics.cli import main
-from tests.conftest import shared_path
+from tests.conftest import session_cache, shared_path
 
 pytestmark = pytest.mark.shared
 
@@ -51,7 +51,7 @@ def exported(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub-export")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("MWZ_MIRROR", str(mirror))
-        mp.setenv("MWZ_CACHE", str(out.parent / "mwz-cache"))
+        mp.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))  # the run's, shared by its workers
         mp.setenv("MWZ_OFFLINE", "1")
         manifest = export(out, cache_dir=out.parent / "builders")
     return out, manifest, mirror
