@@ -1,6 +1,12 @@
-"""A run survives anything a system, an endpoint or a second process does (issue 40): every case
-through the ``mwz`` console script, against a local misbehaving HTTP system (:mod:`hostile_system`)
-and a stub chat endpoint, each bounded in time and count (a few goals, short timeouts)."""
+"""A run survives anything a system, an endpoint or a second process does (issue 40): every case through
+the ``mwz`` command line, against a local misbehaving HTTP system (:mod:`hostile_system`) and a stub chat
+endpoint, each bounded in time and count (a few goals, short timeouts).
+
+Cases about a process go through the console script in a process of its own (:func:`mwz`): text the
+system sent reaching a real standard output, a second writer's lock, Ctrl-C, what a system prints at
+import, the warnings a command logs on stderr, an input nested too deep. The others call the same
+``mwz_metrics.cli.main`` the console script calls, in this process (:func:`cli`): the same command
+lines, exit codes, standard output and error lines, without a second start of Python and its imports."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from hostile_system import ENDS, HostileChat, HostileSystem, MixedPlan, completion, tool_call
 
 from mwz_metrics.interactive.harness import sessions as session_files
@@ -34,6 +41,21 @@ def mwz(*args: object, quiet: bool = True, timeout: float = 120, **options) -> s
     """``mwz [-q] ARGS`` as a user runs it."""
     command = [MWZ, *(["-q"] if quiet else []), *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, **options)
+
+
+@pytest.fixture()
+def cli(capsys):
+    """``mwz -q ARGS`` in this process, as :func:`mwz` gives it (exit code, stdout, stderr), ``env`` set for
+    the command; what the command sets in the environment (``-q``: ``MWZ_QUIET``) is undone after it."""
+
+    def run(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in {**(env or {}), "MWZ_QUIET": "1"}.items():
+                patch.setenv(name, value)
+            code, out, err = run_cli(capsys, *map(str, args))
+        return subprocess.CompletedProcess(["mwz", "-q", *map(str, args)], code, out, err)
+
+    return run
 
 
 def one_line_error(ran: subprocess.CompletedProcess) -> str:
@@ -75,15 +97,15 @@ def test_any_text_a_system_sends_is_kept_and_the_run_goes_on(env, tmp_path):
         assert json.loads(again.stdout)[key] == json.loads(resumed.stdout)[key] == result[key]
 
 
-def test_an_existing_session_file_is_never_replaced_without_overwrite(env, tmp_path):
+def test_an_existing_session_file_is_never_replaced_without_overwrite(env, tmp_path, cli):
     out = tmp_path / "run.jsonl"
-    first = mwz("interact", "--system", "echo", "--goals", 2, "-o", out, *FAST)
+    first = cli("interact", "--system", "echo", "--goals", 2, "-o", out, *FAST)
     assert first.returncode == 0, first.stderr
     before = out.read_bytes()
-    line = one_line_error(mwz("interact", "--system", "silent", "--goals", 2, "-o", out, *FAST))
+    line = one_line_error(cli("interact", "--system", "silent", "--goals", 2, "-o", out, *FAST))
     assert str(out) in line and "--resume" in line and "--overwrite" in line
     assert out.read_bytes() == before
-    replaced = mwz("interact", "--system", "silent", "--goals", 2, "-o", out, *FAST, "--overwrite", "--json")
+    replaced = cli("interact", "--system", "silent", "--goals", 2, "-o", out, *FAST, "--overwrite", "--json")
     assert replaced.returncode == 0, replaced.stderr
     assert session_files.read(out)[0]["system"]["name"] == "silent"
 
@@ -100,9 +122,9 @@ def test_a_second_writer_is_refused_naming_the_holder(env, tmp_path):
     assert not session_files.lock_path(out).exists()
 
 
-def test_sessions_held_twice_are_read_once_with_a_warning(env, tmp_path):
+def test_sessions_held_twice_are_read_once_with_a_warning(env, tmp_path, cli):
     out = tmp_path / "run.jsonl"
-    clean = mwz("interact", "--system", "oracle", "--goals", 4, "-o", out, *FAST, "--json")
+    clean = cli("interact", "--system", "oracle", "--goals", 4, "-o", out, *FAST, "--json")
     assert clean.returncode == 0, clean.stderr
     lines = out.read_bytes().split(b"\n")
     doubled = tmp_path / "doubled.jsonl"
@@ -121,32 +143,32 @@ def test_sessions_held_twice_are_read_once_with_a_warning(env, tmp_path):
     assert "more than once" in compared.stderr and "sessions=4," in compared.stdout
 
 
-def test_every_session_failing_still_gives_the_summary(env, tmp_path):
+def test_every_session_failing_still_gives_the_summary(env, tmp_path, cli):
     out = tmp_path / "failed.jsonl"
     with HostileSystem(lambda request: "not_json") as system:
-        ran = mwz("interact", "--system", system.url, "--goals", 3, "-o", out, *FAST)
+        ran = cli("interact", "--system", system.url, "--goals", 3, "-o", out, *FAST)
     assert ran.returncode == 0, ran.stderr
     assert "end reasons: malformed_response 3" in ran.stdout and "every session failed" in ran.stdout
     assert "richness" in ran.stdout and "n/a" in ran.stdout and "no system response" in ran.stdout
-    down = mwz("interact", "--system", "http://127.0.0.1:9/respond", "--goals", 2, "-o", tmp_path / "down.jsonl", *FAST)
+    down = cli("interact", "--system", "http://127.0.0.1:9/respond", "--goals", 2, "-o", tmp_path / "down.jsonl", *FAST)
     assert down.returncode == 0, down.stderr
     assert "end reasons: system_error 2" in down.stdout and "every session failed" in down.stdout
-    again = mwz("interact", "--score-only", "-o", out, *FAST)
+    again = cli("interact", "--score-only", "-o", out, *FAST)
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[-4:-1] == ran.stdout.splitlines()[-4:-1]
 
 
-def test_resume_retry_failed_runs_again_what_infrastructure_ended(env, tmp_path):
+def test_resume_retry_failed_runs_again_what_infrastructure_ended(env, tmp_path, cli):
     out = tmp_path / "crashed.jsonl"
     down = {"now": True}
     with HostileSystem(lambda request: "status_500" if down["now"] and request["turn"] == 1 else "ok") as system:
-        first = mwz("interact", "--system", system.url, "--goals", 4, "-o", out, *FAST, "--retries", 0, "--json")
+        first = cli("interact", "--system", system.url, "--goals", 4, "-o", out, *FAST, "--retries", 0, "--json")
         assert first.returncode == 0, first.stderr
         assert json.loads(first.stdout)["end_reasons"] == {"system_error": 4}
-        plain = mwz("interact", "--system", system.url, "--goals", 4, "-o", out, *FAST, "--resume", "--json")
+        plain = cli("interact", "--system", system.url, "--goals", 4, "-o", out, *FAST, "--resume", "--json")
         assert json.loads(plain.stdout)["end_reasons"] == {"system_error": 4}  # nothing to do without the flag
         down["now"] = False
-        again = mwz(
+        again = cli(
             "interact", "--system", system.url, "--goals", 4, "-o", out, *FAST,
             "--resume", "--retry-failed", "--retries", 1, "--timeout", 5, "-j", 2, "--json",
         )  # fmt: skip
@@ -161,9 +183,9 @@ def test_resume_retry_failed_runs_again_what_infrastructure_ended(env, tmp_path)
 # -- the llm system, the llm simulator and their endpoint ----------------------------------------
 
 
-def llm(endpoint: str, out: Path, *args: object, goals: int = 2, **options) -> subprocess.CompletedProcess:
-    """``mwz interact --system llm`` against ``endpoint``."""
-    return mwz(
+def llm(cli, endpoint: str, out: Path, *args: object, goals: int = 2, **options) -> subprocess.CompletedProcess:
+    """``mwz interact --system llm`` against ``endpoint`` (``cli``: the fixture)."""
+    return cli(
         "interact", "--system", "llm", "--endpoint", endpoint, "--model", "stub", "--goals", goals,
         "-o", out, *FAST, *args, **options,
     )  # fmt: skip
@@ -178,29 +200,26 @@ def llm(endpoint: str, out: Path, *args: object, goals: int = 2, **options) -> s
     ],
     ids=["401", "streaming-only", "no-choices"],
 )
-def test_an_endpoint_that_never_answers_gives_the_summary(env, tmp_path, answer):
+def test_an_endpoint_that_never_answers_gives_the_summary(env, tmp_path, answer, cli):
     with HostileChat(lambda body, path: answer) as chat:
-        ran = llm(chat.endpoint, tmp_path / "s.jsonl")
+        ran = llm(cli, chat.endpoint, tmp_path / "s.jsonl")
     assert ran.returncode == 0, ran.stderr
     assert "end reasons: system_error 2" in ran.stdout and "every session failed" in ran.stdout
     assert ("http_401" if answer[0] == 401 else "malformed") in ran.stdout  # the system failures line
 
 
-def test_the_key_never_leaves_the_endpoints_origin_nor_reaches_a_file(env, tmp_path):
+def test_the_key_never_leaves_the_endpoints_origin_nor_reaches_a_file(env, tmp_path, cli):
     key = "sk-test-do-not-leak-4242"
     words = completion({"role": "assistant", "content": "Hello, how can I help?"})
     with HostileChat(lambda body, path: words) as elsewhere:
         target = elsewhere.endpoint + "/chat/completions"
         with HostileChat(lambda body, path: (307, {"Location": target}, b"")) as temporary:
             followed = llm(
-                temporary.endpoint,
-                tmp_path / "307.jsonl",
-                "--result",
-                tmp_path / "r.json",
-                env={**os.environ, "MWZ_LLM_API_KEY": key},
-            )
+                cli, temporary.endpoint, tmp_path / "307.jsonl", "--result", tmp_path / "r.json",
+                env={"MWZ_LLM_API_KEY": key},
+            )  # fmt: skip
         with HostileChat(lambda body, path: (302, {"Location": target}, b"")) as found:
-            refused = llm(found.endpoint, tmp_path / "302.jsonl", env={**os.environ, "MWZ_LLM_API_KEY": key})
+            refused = llm(cli, found.endpoint, tmp_path / "302.jsonl", env={"MWZ_LLM_API_KEY": key})
     assert followed.returncode == 0 and refused.returncode == 0, (followed.stderr, refused.stderr)
     assert {r["authorization"] for r in temporary.requests} == {f"Bearer {key}"}
     assert {r["authorization"] for r in found.requests} == {f"Bearer {key}"}
@@ -238,9 +257,9 @@ def _bad_shapes(body: dict, path: str):
     return completion({"role": "assistant", "content": "Charlie chan serves chinese food."}, usage)
 
 
-def test_the_llm_systems_tool_loop_answers_in_words_or_ends_the_session(env, tmp_path):
+def test_the_llm_systems_tool_loop_answers_in_words_or_ends_the_session(env, tmp_path, cli):
     with HostileChat(_tools_every_round) as chat:
-        looping = llm(chat.endpoint, tmp_path / "loop.jsonl", "--json", goals=1)
+        looping = llm(cli, chat.endpoint, tmp_path / "loop.jsonl", "--json", goals=1)
     assert looping.returncode == 0, looping.stderr
     assert json.loads(looping.stdout)["end_reasons"] == {"malformed_response": 1}
     assert [r["body"].get("tool_choice") for r in chat.requests] == [None] * 4 + ["none"]
@@ -248,7 +267,7 @@ def test_the_llm_systems_tool_loop_answers_in_words_or_ends_the_session(env, tmp
     assert not [t for t in stored[0]["turns"] if t["speaker"] == "system"]  # no tool output as a reply
     with HostileChat(_bad_shapes) as chat:
         shaped = llm(
-            chat.endpoint, tmp_path / "shapes.jsonl", "--json", "--result", tmp_path / "r.json", "--price", "1,2",
+            cli, chat.endpoint, tmp_path / "shapes.jsonl", "--json", "--result", tmp_path / "r.json", "--price", "1,2",
             "--max-turns", 1, goals=1,
         )  # fmt: skip
     assert shaped.returncode == 0, shaped.stderr
@@ -268,10 +287,10 @@ def test_the_llm_systems_tool_loop_answers_in_words_or_ends_the_session(env, tmp
     assert json.loads((tmp_path / "r.json").read_text())["tokens"] == result["tokens"]
 
 
-def test_the_llm_simulator_keeps_to_timeout_and_retries(env, tmp_path):
+def test_the_llm_simulator_keeps_to_timeout_and_retries(env, tmp_path, cli):
     with HostileChat(lambda body, path: (0, {}, b"")) as chat:  # never answers
         started = time.monotonic()
-        ran = mwz(
+        ran = cli(
             "interact", "--system", "echo", "--simulator", "llm", "--endpoint", chat.endpoint, "--model", "stub",
             "--goals", 2, "-o", tmp_path / "s.jsonl", *FAST, "--timeout", 1, "--retries", 1, "--json",
         )  # fmt: skip
@@ -285,9 +304,9 @@ def test_the_llm_simulator_keeps_to_timeout_and_retries(env, tmp_path):
 # -- time: a deadline per request, an interrupt at once --------------------------------------------
 
 
-def test_a_dripping_system_is_bounded_by_the_timeout(env, tmp_path):
+def test_a_dripping_system_is_bounded_by_the_timeout(env, tmp_path, cli):
     with HostileSystem(on_turn("drip", 0)) as system:  # the answer, a byte every 0.5 s: 20 s and more
-        ran = mwz("interact", "--system", system.url, "--goals", 2, "-j", 2, "-o", tmp_path / "s.jsonl", *FAST,
+        ran = cli("interact", "--system", system.url, "--goals", 2, "-j", 2, "-o", tmp_path / "s.jsonl", *FAST,
                   "--timeout", 2, "--retries", 1, "--json")  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     result = json.loads(ran.stdout)
@@ -378,13 +397,13 @@ def test_what_a_system_prints_at_import_in_its_factory_and_answering_is_logged_u
 # -- everything at once ----------------------------------------------------------------------------
 
 
-def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path):
+def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path, cli):
     from mwz_metrics.interactive.systems.reference import OracleSystem
 
     oracle = OracleSystem(context)
     out = tmp_path / "mixed.jsonl"
     with HostileSystem(MixedPlan(), oracle.respond) as system:
-        ran = mwz("interact", "--system", system.url, "--user-acts", "--goals", 24, "-j", 6, "-o", out, *FAST,
+        ran = cli("interact", "--system", system.url, "--user-acts", "--goals", 24, "-j", 6, "-o", out, *FAST,
                   "--timeout", 2, "--retries", 1, "--json")  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     result = json.loads(ran.stdout)
@@ -407,7 +426,7 @@ def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path):
     met = [b for bads in seen.values() for _, b in bads]
     assert failures.get("connection", 0) == met.count("cut") and failures.get("http_500", 0) == met.count("status_500")
     assert sum(result["end_reasons"].values()) == 24
-    again = json.loads(mwz("interact", "--score-only", "-o", out, *FAST, "--json").stdout)
+    again = json.loads(cli("interact", "--score-only", "-o", out, *FAST, "--json").stdout)
     for key in ("inform", "success", "complete", "book_rate", "inform_f1", "turns", "end_reasons", "system_failures"):
         assert again[key] == result[key], key
     large = [s["end"]["detail"] for s in found.sessions if "limit 10000" in s["end"].get("detail", "")]
@@ -415,18 +434,18 @@ def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path):
     assert all("characters" in d for d in large) and all("1000000" in d for d in huge)
 
 
-def test_labels_are_escaped_in_every_format_of_compare(env, tmp_path):
+def test_labels_are_escaped_in_every_format_of_compare(env, tmp_path, cli):
     run = tmp_path / "run.jsonl"
-    assert mwz("interact", "--system", "echo", "--goals", 2, "-o", run, *FAST).returncode == 0
+    assert cli("interact", "--system", "echo", "--goals", 2, "-o", run, *FAST).returncode == 0
     labels = ("-i", f"$x^$={run}", "-i", f"a|b{{c}}~d^e={run}", "-s", *FAST)
-    page = mwz("compare", *labels, "--format", "html", "-o", tmp_path / "c.html")
+    page = cli("compare", *labels, "--format", "html", "-o", tmp_path / "c.html")
     assert page.returncode == 0, page.stderr  # matplotlib would read $x^$ as mathtext
     assert "$x^$" in (tmp_path / "c.html").read_text(encoding="utf-8")
-    latex = mwz("compare", *labels, "--format", "latex")
+    latex = cli("compare", *labels, "--format", "latex")
     assert latex.returncode == 0, latex.stderr
     assert r"\$x\textasciicircum{}\$" in latex.stdout
     assert r"a|b\{c\}\textasciitilde{}d\textasciicircum{}e" in latex.stdout
-    markdown = mwz("compare", *labels, "--format", "markdown")
+    markdown = cli("compare", *labels, "--format", "markdown")
     assert "| a\\|b{c}~d^e (interactive" in markdown.stdout
 
 
