@@ -20,6 +20,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_EVALUATE_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_UPDATE_DOWNLOAD_COUNTS", "0")
+# One thread per torch (OpenMP) pool: the xdist workers already take one core each, and a worker's second
+# thread only spun against the other worker (the torch-using files on 2 cores: 101 s -> 91 s, 185 -> 166
+# CPU-seconds, measured). Set before any test imports torch; a value the caller set is kept.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MWZ_SHARED", ROOT.parent / "shared")).resolve()
