@@ -118,19 +118,29 @@ def _with_tool_values(acts: list[Act], results: list[dict[str, Any]]) -> list[Ac
 
 class ChatStub:
     """Serves ``/v1/chat/completions`` with one of the :class:`Policies` (as a context manager);
-    ``fail_every``: every n-th request answered 503; ``delay``: seconds before each answer."""
+    ``fail_every``: every n-th request answered 503, once (its retry, the same body, is answered: which
+    request a retry lands on depends on the other sessions' timing, so a retry never fails again);
+    ``delay``: seconds before each answer."""
 
     def __init__(self, context: Any, policy: str, *, fail_every: int = 0, delay: float = 0.0) -> None:
         self.policies = Policies(context)
         answer = getattr(self.policies, policy)
         self.requests = 0
+        failed: set[str] = set()
+        counting = threading.Lock()
         stub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (the http.server name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.requests += 1
-                if fail_every and stub.requests % fail_every == 0:  # an overloaded server, now and then
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                body = json.loads(raw)
+                digest = hashlib.sha256(raw).hexdigest()
+                with counting:
+                    stub.requests += 1
+                    overloaded = bool(fail_every) and stub.requests % fail_every == 0 and digest not in failed
+                    if overloaded:
+                        failed.add(digest)
+                if overloaded:  # an overloaded server, now and then
                     self.send_error(503)
                     return
                 if delay:
