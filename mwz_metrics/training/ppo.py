@@ -90,9 +90,7 @@ def evaluate(model: Any, env: Any, goals: list[str], seed: int) -> dict[str, flo
     }
 
 
-def _imitate(
-    model: Any, context: Any, goals: list[str], options: TrainingOptions, level: Any, log: Callable[[str], None]
-) -> str:
+def _imitate(model: Any, context: Any, goals: list[str], options: TrainingOptions, level: Any) -> str:
     """Behaviour cloning from ``options.teacher`` (see :mod:`.imitation`); what was done, in words."""
     if options.teacher == "wizards":
         if options.split == "test":  # allowed by allow_test_goals; the wizards are validation's even then
@@ -172,7 +170,7 @@ def train(
     point("initial", 0)
     if options.teacher != "none":
         t = time.perf_counter()
-        imitated = _imitate(model, context, training_goals, options, evaluation_env.level, log)
+        imitated = _imitate(model, context, training_goals, options, evaluation_env.level)
         timings["imitation_s"] = time.perf_counter() - t
         log(f"imitation: {imitated}, {timings['imitation_s']:.0f} s")
         point("imitation", 0)
