@@ -13,6 +13,7 @@ curve, timings, the act vocabulary and the signature: environment, act level, re
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 from typing import Any
@@ -69,30 +70,11 @@ def main(argv: list[str] | None = None, *, context: Any = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("mwz_metrics.training").setLevel(logging.INFO)
     logger.setLevel(logging.INFO)
-    if args.split == "test" and not args.allow_test_goals:
-        print(
-            "train_policy.py: --split test trains on the evaluation goals; add --allow-test-goals to do it anyway",
-            file=sys.stderr,
-        )
-        return 2
-    options = TrainingOptions(
-        steps=args.steps,
-        seed=args.seed,
-        teacher=args.teacher,
-        imitation_epochs=args.imitation_epochs,
-        value_episodes=args.value_episodes,
-        imitation_episodes=args.imitation_episodes,
-        held_out=args.held_out,
-        eval_every=args.eval_every,
-        envs=args.envs,
-        reward=args.reward,
-        simulator=args.simulator,
-        split=args.split,
-        allow_test_goals=args.allow_test_goals,
-    )
+    given = vars(args)  # every option the command line names, the others at their defaults
+    options = TrainingOptions(**{f.name: given[f.name] for f in dataclasses.fields(TrainingOptions) if f.name in given})
     try:
         meta = train(args.out, options, context=context)
-    except MwzError as error:  # bad input: a reward that cannot be read, a copy of MultiWOZ 2.1 without train
+    except MwzError as error:  # bad input: test goals not allowed, a reward that cannot be read, no train split
         print(f"train_policy.py: {error}", file=sys.stderr)
         return 2
     for point in meta["curve"]:

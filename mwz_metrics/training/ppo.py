@@ -26,6 +26,7 @@ from typing import Any
 
 from mwz_metrics.training import imitation, splits
 from mwz_metrics.training.records import RewardSpec
+from mwz_plugins.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -127,10 +128,11 @@ def train(
     from mwz_metrics.training.records import GoalSplit
 
     if options.teacher not in imitation.TEACHERS:
-        raise ValueError(f"teacher {options.teacher!r}: one of {', '.join(imitation.TEACHERS)}")
+        raise InputError(f"teacher {options.teacher!r}: one of {', '.join(imitation.TEACHERS)}")
     if GoalSplit(options.split, 0).evaluation and not options.allow_test_goals:
-        raise ValueError(
-            "training on test goals measures a policy on what it learnt from: pass allow_test_goals to do it anyway"
+        raise InputError(
+            "--split test trains on the evaluation goals, measuring a policy on what it learnt from:"
+            " pass --allow-test-goals (allow_test_goals=True) to do it anyway"
         )
     started = time.perf_counter()
     out = Path(out)
