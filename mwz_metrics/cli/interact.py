@@ -17,11 +17,12 @@ from typing import Any
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS
+from mwz_metrics.interactive.protocol import INFRASTRUCTURE_ENDS
 
 logger = logging.getLogger("mwz.interact")
 
 # Ends where the system (or the simulator) failed rather than talked.
-FAILED_ENDS = {"system_timeout", "system_error", "malformed_response", "simulator_error"}
+FAILED_ENDS = {*INFRASTRUCTURE_ENDS, "malformed_response"}
 
 EXIT_CODES = """exit codes:
   0  the sessions ran (or were resumed) and were scored; failures of the system are counted, not fatal

@@ -115,7 +115,7 @@ def session_truth(sessions: Sequence[Mapping[str, Any]], testset: Any, *, aligne
     from mwz_metrics.multiwoz.evaluator import SessionTruth
 
     test_goals = testset.multiwoz21["goals"]
-    goal_of = {s["id"]: str(s["goal"].get("dialogue_id", s["id"])) for s in sessions}  # a trial's goal
+    goal_of = {s["id"]: trial_scoring.goal_of(s) for s in sessions}  # a trial's goal
     return SessionTruth(
         goals={
             s["id"]: test_goals[goal_of[s["id"]]]
@@ -179,7 +179,7 @@ def _session_figures(session: Mapping[str, Any], outcomes: Mapping[str, Any]) ->
         "end": session["end"]["reason"],
         **act_figures(session, outcome["inform"]),
         "domains": _domain_outcomes(session, outcome),
-        **({"tokens": _session_tokens(session)} if _session_tokens(session) else {}),
+        **({"tokens": tokens} if (tokens := _session_tokens(session)) else {}),
     }
 
 

@@ -26,9 +26,7 @@ from typing import Any
 import numpy as np
 
 from mwz_metrics import bootstrap
-
-# End reasons that are the infrastructure's, not the dialogue's (mwz_metrics.interactive.protocol.END_REASONS).
-INFRASTRUCTURE = ("system_timeout", "system_error", "simulator_error")
+from mwz_metrics.interactive.protocol import INFRASTRUCTURE_ENDS as INFRASTRUCTURE
 
 DEFINITION = "pass^k = mean over goals of C(c,k)/C(n,k), c of a goal's n sessions successful (tau-bench)"
 

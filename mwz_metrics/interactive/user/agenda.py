@@ -194,7 +194,8 @@ class AgendaUser(TrackedUser, UserSimulator):
 
     # -- the agenda ----------------------------------------------------------------------
 
-    def _untold(self, state: DomainState) -> list[str]:
+    def untold(self, state: DomainState) -> list[str]:
+        """The constraints of ``state`` not said yet, in the order the user says them."""
         if state.domain not in self.plan.order:
             self._complete_taxi(state)
             slots = list(state.constraints)
@@ -202,10 +203,6 @@ class AgendaUser(TrackedUser, UserSimulator):
             self.plan.order[state.domain] = slots
         order = self.plan.order[state.domain] + [s for s in state.constraints if s not in self.plan.order[state.domain]]
         return [s for s in order if s in state.constraints and s not in (state.told or ())]
-
-    def untold(self, state: DomainState) -> list[str]:
-        """The constraints of ``state`` not said yet, in the order the user says them."""
-        return self._untold(state)
 
     def _say(self, options: list[list[Act]], moment: str, default: list[Act]) -> list[Act]:
         """One of the act sets ``options``, drawn by how often users said it at ``moment`` (else ``default``)."""
@@ -274,7 +271,7 @@ class AgendaUser(TrackedUser, UserSimulator):
 
     def _domain_acts(self, state: DomainState) -> list[Act]:
         domain = state.domain
-        untold = self._untold(state)
+        untold = self.untold(state)
         if untold:
             return self._constraints(state, untold)
         if state.needs_offer and not state.offered:
@@ -298,7 +295,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         if state is None or state.given_up:
             return pending
         answered = {a.slot for a in pending}
-        extra = [Act("inform", domain, s, state.constraints[s]) for s in self._untold(state) if s not in answered]
+        extra = [Act("inform", domain, s, state.constraints[s]) for s in self.untold(state) if s not in answered]
         options = [pending] + [pending + list(c) for n in (1, 2) for c in itertools.combinations(extra, n)]
         return self._say(options, "retry" if self.talk.system_failed else "answer", pending)
 
