@@ -45,6 +45,7 @@ import hashlib
 import json
 import logging
 import random
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -134,7 +135,6 @@ class ActLevel:
     """Reads requests into vectors and says actions as system turns (see the module docstring)."""
 
     def __init__(self, context: Any, vocabulary_keys: Sequence[Sequence[str]] | None = None) -> None:
-        self.context = context
         self.templates = context.system_templates
         self.policy = OraclePolicy(context.database, self.templates)
         keys = vocabulary(context) if vocabulary_keys is None else vocabulary_keys
@@ -332,12 +332,12 @@ def _build(context: Any) -> list[list[str]]:
     return chosen
 
 
-_VOCABULARIES: dict[int, list[list[str]]] = {}
+_VOCABULARIES: weakref.WeakKeyDictionary[Any, list[list[str]]] = weakref.WeakKeyDictionary()  # per context
 
 
 def vocabulary(context: Any) -> list[list[str]]:
     """The action vocabulary (see the module docstring), built once per data and code version."""
-    if id(context) not in _VOCABULARIES:
+    if context not in _VOCABULARIES:
         from pathlib import Path
 
         from mwz_datasets.derived import cached
@@ -347,7 +347,7 @@ def vocabulary(context: Any) -> list[list[str]]:
         # this module and the wizards' turns as read shape the vocabulary (the templates: code_fingerprint)
         shaping = [Path(__file__), Path(__file__).with_name("wizards.py")]
         code = hashlib.sha256(b"".join(p.read_bytes() for p in shaping)).hexdigest()
-        _VOCABULARIES[id(context)] = cached(
+        _VOCABULARIES[context] = cached(
             "training-act-vocabulary", [checksum, code_fingerprint(), code, VERSION], lambda: _build(context)
         )
-    return _VOCABULARIES[id(context)]
+    return _VOCABULARIES[context]

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.training import imitation, splits
-from mwz_metrics.training.records import RewardSpec
 from mwz_plugins.errors import InputError
 
 logger = logging.getLogger(__name__)
@@ -192,10 +191,10 @@ def train(
     timings["ppo_steps_per_s"] = options.steps / timings["ppo_s"] if timings["ppo_s"] else 0.0
     timings["total_s"] = time.perf_counter() - started
     level = evaluation_env.level
-    spec = RewardSpec.parse(options.reward)
+    spec = evaluation_env.run.reward
     meta = {
         "signature": {
-            "environment": "mwz/MultiWOZ-SystemActs-v0",
+            "environment": evaluation_env.environment,
             "act_level": level.identity,
             "reward": spec.as_json(),
             "split": options.split,

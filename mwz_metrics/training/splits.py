@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import weakref
 from typing import Any
 
 from mwz_metrics.inputs import InputError
@@ -39,7 +40,8 @@ def _training_goals(context: Any, split: str) -> dict[str, UserGoal]:
     return {item["key"]: user_goal(item, query) for item in items}
 
 
-_CACHE: dict[tuple[int, str], dict[str, UserGoal]] = {}
+# per context (weakly: an id reused by a later context must not find this one's goals), per split
+_CACHE: weakref.WeakKeyDictionary[Any, dict[str, dict[str, UserGoal]]] = weakref.WeakKeyDictionary()
 
 
 def goals(context: Any, split: str) -> dict[str, UserGoal]:
@@ -48,9 +50,10 @@ def goals(context: Any, split: str) -> dict[str, UserGoal]:
         raise InputError(f"goal split {split!r}: one of {', '.join(SPLITS)}")
     if split == "test":
         return context.goals
-    if (id(context), split) not in _CACHE:
-        _CACHE[id(context), split] = _training_goals(context, split)
-    return _CACHE[id(context), split]
+    found = _CACHE.setdefault(context, {})
+    if split not in found:
+        found[split] = _training_goals(context, split)
+    return found[split]
 
 
 @functools.cache

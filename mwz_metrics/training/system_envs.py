@@ -198,11 +198,7 @@ class SystemActsEnv(SystemTextEnv):
     (``info["expert_action"]`` is the reference policy's choice, for imitation)."""
 
     environment = ACTS_ID
-
-    def __init__(self, **options: Any) -> None:
-        self.level: act_level.ActLevel | None = None
-        self._options = options
-        super().__init__(**options)
+    level: act_level.ActLevel  # made with the spaces, once the run's context is there
 
     def _identity(self) -> dict[str, Any]:
         return {"name": "agent", "environment": self.environment, "act_level": act_level.VERSION}
@@ -218,7 +214,6 @@ class SystemActsEnv(SystemTextEnv):
         self._reading: act_level.Reading | None = None
 
     def _observation(self, request: Mapping[str, Any] | None) -> Any:
-        assert self.level is not None
         if request is None:
             self._reading = None
             return np.zeros(act_level.OBSERVATION_SIZE, dtype=np.float32)
@@ -226,11 +221,11 @@ class SystemActsEnv(SystemTextEnv):
         return self.level.observe(self._reading)
 
     def _turn(self, action: Any) -> Any:
-        assert self.level is not None and self._reading is not None
+        assert self._reading is not None
         return self.level.turn(self._reading, self.level.vocabulary[int(action)])
 
     def _info(self, request: Mapping[str, Any] | None) -> dict[str, Any]:
         info = super()._info(request)
-        if request is not None and self.level is not None and self._reading is not None:
+        if request is not None and self._reading is not None:
             info["expert_action"] = self.level.expert_index(self._reading)
         return info

@@ -10,6 +10,7 @@ anything measured from test). Derived once per data and code version and cached 
 from __future__ import annotations
 
 import logging
+import weakref
 from collections import Counter
 from typing import Any
 
@@ -18,7 +19,8 @@ from mwz_metrics.interactive.language.extract import detokenize, signature
 
 logger = logging.getLogger(__name__)
 
-_DIALOGUES: dict[tuple[int, str], list[dict[str, Any]]] = {}
+# per context (weakly, as the training goals), per split
+_DIALOGUES: weakref.WeakKeyDictionary[Any, dict[str, list[dict[str, Any]]]] = weakref.WeakKeyDictionary()
 
 
 def dialogues(context: Any, split: str = "validation") -> list[dict[str, Any]]:
@@ -27,7 +29,8 @@ def dialogues(context: Any, split: str = "validation") -> list[dict[str, Any]]:
     ``text``, ``acts`` as lists), in source order."""
     if split == "test":
         raise ValueError("the wizards of the test split are what is measured, never learnt from")
-    if (id(context), split) not in _DIALOGUES:
+    found = _DIALOGUES.setdefault(context, {})
+    if split not in found:
         from mwz_datasets import multiwoz_raw
         from mwz_datasets.derived import cached
         from mwz_metrics.interactive.harness.context import code_fingerprint
@@ -49,8 +52,8 @@ def dialogues(context: Any, split: str = "validation") -> list[dict[str, Any]]:
                 out.append({"key": dialogue["key"], "history": history})
             return out
 
-        _DIALOGUES[id(context), split] = cached(f"training-wizard-turns-{split}", [checksum, code_fingerprint()], build)
-    return _DIALOGUES[id(context), split]
+        found[split] = cached(f"training-wizard-turns-{split}", [checksum, code_fingerprint()], build)
+    return found[split]
 
 
 def act_sets(context: Any) -> Counter[str]:
