@@ -153,7 +153,8 @@ def _isolated_caches(tmp_path_factory, monkeypatch):
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     """``mwz -q ARGV`` in this process: (exit code, stdout, stderr), logging muted (the CLI's logging
-    set-up stays the first test's in a process)."""
+    set-up stays the first test's in a process); what ``-q`` sets in the environment (``MWZ_QUIET``)
+    is undone after it, so that later tests and their processes start as they would alone."""
     import logging
 
     from mwz_metrics.cli import main
@@ -161,7 +162,9 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     capsys.readouterr()
     logging.disable(logging.CRITICAL)
     try:
-        code = main(["-q", *argv])
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("MWZ_QUIET", "1")  # recorded first, so the command's own setting is undone too
+            code = main(["-q", *argv])
     finally:
         logging.disable(logging.NOTSET)
     out = capsys.readouterr()

@@ -46,11 +46,11 @@ def mwz(*args: object, quiet: bool = True, timeout: float = 120, **options) -> s
 @pytest.fixture()
 def cli(capsys):
     """``mwz -q ARGS`` in this process, as :func:`mwz` gives it (exit code, stdout, stderr), ``env`` set for
-    the command; what the command sets in the environment (``-q``: ``MWZ_QUIET``) is undone after it."""
+    the command (undone after it, as run_cli undoes what ``-q`` sets)."""
 
     def run(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         with pytest.MonkeyPatch.context() as patch:
-            for name, value in {**(env or {}), "MWZ_QUIET": "1"}.items():
+            for name, value in (env or {}).items():
                 patch.setenv(name, value)
             code, out, err = run_cli(capsys, *map(str, args))
         return subprocess.CompletedProcess(["mwz", "-q", *map(str, args)], code, out, err)
