@@ -226,10 +226,12 @@ def test_compare_of_interactive_runs_pairs_them_and_states_the_detectable_differ
             run.system = CoinSystem(run.system, p)
         api.run_sessions(run, output=tmp_path / f"{name}.jsonl")
     inputs = [arg for name in "abc" for arg in ("-i", f"{name}={tmp_path / name}.jsonl")]
-    code, out, err = run_cli(capsys, "compare", *inputs, "--resamples", "200", "--plan", "5")
+    resamples = 200
+    code, out, err = run_cli(capsys, "compare", *inputs, "--resamples", str(resamples), "--plan", "5")
     assert code == 0, err
     assert "b - a, paired by goal and trial over 30 goals: Success" in out and "c - a, paired by goal and trial" in out
-    assert "(p = 0.005)" in out  # b's half of the sessions failing: no resample of 200 comes near
+    # b's half of the sessions failing: no resample comes near, the smallest p-value there is, (0 + 1) / (R + 1)
+    assert f"(p = {1 / (resamples + 1):.3f})" in out
     assert out.count("smallest Success difference detectable at this size") == 2
     assert "to detect 5 points:" in out and "goals x 8 trials" in out
     code, out, err = run_cli(capsys, "compare", *inputs, "--resamples", "200", "--format", "json")
