@@ -9,9 +9,27 @@ from typing import Any
 from mwz_plugins.errors import InputError
 from mwz_plugins.ontology import ONTOLOGY_SLOTS
 
+# Plugins never loaded, by entry-point or distribution name (read by mwz_plugins.manager).
+DISABLE_ENV = "MWZ_DISABLE_PLUGINS"
+
 
 class PluginError(InputError):
     """A plugin registered something invalid or conflicting."""
+
+
+class NotRegistered(InputError, KeyError):
+    """A name no loaded plugin registered; the message names the plugins that failed to load.
+
+    A :class:`KeyError` too, for callers that looked a name up in a registry's table.
+    """
+
+    def __str__(self) -> str:  # the message as raised (a KeyError's would be quoted)
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+def _without(plugin: str) -> str:
+    """How to run without a plugin, appended to an error that names it."""
+    return f"; to run without plugin {plugin!r}: {DISABLE_ENV}={plugin}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,6 +207,46 @@ class DialogueMetricEntry:
     needs_references: bool = False
 
 
+# What each table of the registry holds, in words (for "not registered" errors).
+_KIND_WORDS = {
+    "normalizers": "value normalizer",
+    "chains": "normalizer chain",
+    "styles": "delex style",
+    "datasets": "dataset",
+    "metrics": "metric module",
+    "simulators": "user simulator",
+    "profiles": "user profile",
+    "systems": "system",
+    "dialogue_metrics": "dialogue metric",
+}
+
+
+class _Table(dict[str, Any]):
+    """One kind of the registry: a dict whose missing name is a :class:`NotRegistered` error (an
+    :class:`InputError` and a :class:`KeyError`) naming the plugins that failed to load."""
+
+    def __init__(self, kind: str, failures: Mapping[str, str], *args: Any) -> None:
+        super().__init__(*args)
+        self.kind = kind
+        self.failures = failures
+
+    def __missing__(self, name: str) -> Any:
+        known = ", ".join(sorted(self)) or "none"
+        raise NotRegistered(
+            f"no {_KIND_WORDS[self.kind]} {name!r} is registered (registered: {known})" + _failure_note(self.failures)
+        )
+
+
+def _failure_note(failures: Mapping[str, str]) -> str:
+    if not failures:
+        return ""
+    return (
+        "; "
+        + "; ".join(failures.values())
+        + (" and may have provided it" if len(failures) == 1 else ": one may have provided it")
+    )
+
+
 _KINDS = {
     ValueNormalizer: "normalizers",
     NormalizerChain: "chains",
@@ -217,20 +275,36 @@ class Registry:
     dialogue_metrics: dict[str, DialogueMetricEntry] = dataclasses.field(default_factory=dict)
     # (kind, name) -> plugin name that registered it
     owners: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+    # plugin name -> one line naming a plugin left out (it failed to load or its hook raised)
+    failures: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # each table: a missing name is an error naming the plugins that failed to load
+        for kind in _KIND_WORDS:
+            setattr(self, kind, _Table(kind, self.failures, getattr(self, kind)))
+
+    def failure_note(self) -> str:
+        """``""``, or ``"; plugin 'X' (...) failed to load (...) and may have provided it"``: to append
+        to an error saying a name is not registered."""
+        return _failure_note(self.failures)
 
     def add(self, item: Any, plugin: str, expected: tuple[type, ...]) -> None:
         """Add a registered item, rejecting wrong types, invalid items and duplicate names."""
         if not isinstance(item, expected):
             names = " or ".join(t.__name__ for t in expected)
-            raise PluginError(f"plugin {plugin!r} registered {item!r}; expected a {names}")
+            raise PluginError(f"plugin {plugin!r} registered {item!r}; expected a {names}" + _without(plugin))
         kind = _KINDS[type(item)]
-        _validate(item, plugin)
+        try:
+            _validate(item, plugin)
+        except PluginError as error:
+            raise PluginError(f"{error}{_without(plugin)}") from None
         table = getattr(self, kind)
         name: str = getattr(item, "name")  # noqa: B009  (every registry type has a name)
         if name in table:
             other = self.owners[(kind, name)]
             raise PluginError(
                 f"duplicate {kind[:-1]} name {name!r}: registered by plugin {other!r} and again by plugin {plugin!r}"
+                + _without(plugin)
             )
         table[name] = item
         self.owners[(kind, name)] = plugin
@@ -243,7 +317,7 @@ class Registry:
                 owner = self.owners[("chains", chain.name)]
                 raise PluginError(
                     f"normalizer chain {chain.name!r} (plugin {owner!r}) names unknown "
-                    f"normalizers {missing}; known: {sorted(self.normalizers)}"
+                    f"normalizers {missing}; known: {sorted(self.normalizers)}{self.failure_note()}{_without(owner)}"
                 )
 
     def check_placeholder_conflicts(self) -> None:
@@ -257,9 +331,11 @@ class Registry:
         for style in self.styles.values():
             for placeholder, slot in style.placeholders.items():
                 if merged.get(placeholder, slot) != slot:
+                    owner = self.owners.get(("styles", style.name))
                     raise PluginError(
                         f"placeholder [{placeholder}] maps to {merged[placeholder]} in style "
                         f"{origin[placeholder]!r} but to {slot} in style {style.name!r}"
+                        + (f" (plugin {owner!r}){_without(owner)}" if owner else "")
                     )
                 merged[placeholder] = slot
                 origin.setdefault(placeholder, style.name)
@@ -268,7 +344,9 @@ class Registry:
     def chain(self, name: str) -> Callable[[str | None, str, str], str]:
         """The composed function of a registered chain."""
         if name not in self.chains:
-            raise InputError(f"unknown normalizer chain {name!r}; registered: {sorted(self.chains)}")
+            raise NotRegistered(
+                f"unknown normalizer chain {name!r}; registered: {sorted(self.chains)}{self.failure_note()}"
+            )
         steps = [self.normalizers[s] for s in self.chains[name].steps]
         # Normalizers are pure functions of (domain, slot, value), and a corpus repeats few values
         # in many turns: each distinct triple runs through the chain once (bounded memory).

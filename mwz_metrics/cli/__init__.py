@@ -62,6 +62,8 @@ ENVIRONMENT = """environment:
   MWZ_MIRROR    a folder of upstream copies laid out <owner>/<repo>/<path> (offline use)
   MWZ_CACHE     downloads and derived data (default ~/.cache/mwz_eval); MWZ_NO_CACHE=1 never caches
   MWZ_PLUGINS   comma-separated allowlist of plugin entry points ('mwz-*': built-ins only)
+  MWZ_DISABLE_PLUGINS=NAME[,NAME]   never load these plugins (entry-point or distribution names):
+                a plugin that fails to load is left out with a warning; this runs without it
   HF_HUB_OFFLINE=1, HF_DATASETS_OFFLINE=1   never reach the network"""
 
 
