@@ -28,6 +28,7 @@ from mwz_metrics.cli.registry import (
     require_extra,
     write_json,
 )
+from mwz_metrics.outputs import RESOURCE_ERRORS, resource_error
 from mwz_plugins.errors import MwzError
 
 logger = logging.getLogger("mwz")
@@ -174,6 +175,15 @@ def _reader_went_away() -> int:
     return 0
 
 
+def _bug(error: Exception, debug: bool) -> int:
+    """A bug, never "bad input": one line asking for a report (the traceback under ``--debug``); exit 1."""
+    if debug:
+        traceback.print_exc()
+    first_line = (_message(error).splitlines() or [""])[0]
+    print(f"mwz: internal error ({type(error).__name__}: {first_line}); {BUG_REPORT}", file=sys.stderr)
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mwz`` with ``argv`` (default: the process arguments); returns the exit code.
 
@@ -193,6 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         level = logging.WARNING - 10 * min(args.verbose + 1, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    failures = logging.getLogger("mwz.failures")  # a failing system's or simulator's traceback
+    shown = failures.level
+    if args.debug:
+        failures.setLevel(logging.DEBUG)
     try:
         with escaping_stdout():  # a lone surrogate printed is an escape, as in -o FILE
             code = int(args.run(args))
@@ -205,13 +219,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"mwz: error: {_message(error)}", file=sys.stderr)
         return 2
-    except Exception as error:  # anything else is a bug, never "bad input"
+    except OSError as error:
+        if error.errno not in RESOURCE_ERRORS:
+            return _bug(error, args.debug)
         if args.debug:
             traceback.print_exc()
-        first_line = (_message(error).splitlines() or [""])[0]
-        print(f"mwz: internal error ({type(error).__name__}: {first_line}); {BUG_REPORT}", file=sys.stderr)
-        return 1
+        print(f"mwz: error: {resource_error(error)}", file=sys.stderr)
+        return 2
+    except Exception as error:  # anything else is a bug, never "bad input"
+        return _bug(error, args.debug)
     finally:
+        failures.setLevel(shown)
         if argv is None:  # a command of its own, about to exit: what it loaded needs no last
             import gc  # garbage collection (50-90 ms with a DSTC9 split or a corpus in memory)
 

@@ -6,6 +6,7 @@ import argparse
 import csv
 import importlib.util
 import logging
+from pathlib import Path
 from typing import Any
 
 from mwz_metrics.cli import metrics as metric_flags
@@ -86,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
             systems.setdefault(name, path)
     if not systems:
         raise InputError("nothing to compare: give -i PATH (repeatable) or --published")
+    from mwz_metrics.outputs import check_outputs
+
+    view = Path(args.output).with_name(Path(args.output).stem + ".view.html") if args.output else None
+    written = [("-o", args.output), ("--per-dialogue", args.per_dialogue), ("--plot", args.plot)]
+    check_outputs([str(p) for p in systems.values()], [*written, ("the runs' page", view)])
     from mwz_metrics.metric import with_defaults
 
     requests = metric_flags.requests(args)

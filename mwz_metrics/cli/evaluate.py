@@ -116,7 +116,9 @@ def run(args: argparse.Namespace) -> int:
     """Score one system (or the oracle) with the metrics asked for and print the table or JSON."""
     from mwz_metrics import metric
     from mwz_metrics.interactive.harness.api import load_sessions
+    from mwz_metrics.outputs import check_outputs
 
+    check_outputs([args.input], [("-o", args.output)])
     sessions = load_sessions(args.input) if args.input else None
     if sessions is not None:  # a session file, or its export as predictions
         return _sessions(args, *sessions)

@@ -12,17 +12,16 @@ import argparse
 import json
 import logging
 import re
+from pathlib import Path
 from typing import Any
 
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS
-from mwz_metrics.interactive.protocol import INFRASTRUCTURE_ENDS
+from mwz_metrics.interactive.protocol import FAILED_ENDS
 
 logger = logging.getLogger("mwz.interact")
 
-# Ends where the system (or the simulator) failed rather than talked.
-FAILED_ENDS = {*INFRASTRUCTURE_ENDS, "malformed_response"}
 
 EXIT_CODES = """exit codes:
   0  the sessions ran (or were resumed) and were scored; failures of the system are counted, not fatal
@@ -345,11 +344,12 @@ def _progress() -> Any:
 
     from tqdm import tqdm
 
-    bar = tqdm(desc="sessions", unit="session", file=sys.stderr, leave=False)
+    bar = tqdm(desc="sessions", unit="session", file=sys.stderr, leave=False, dynamic_ncols=True)
 
-    def update(done: int, total: int) -> None:
+    def update(done: int, total: int, failed: int) -> None:
         bar.total = total
         bar.n = done
+        bar.set_postfix_str(f"{failed} failed", refresh=False)
         bar.refresh()
 
     return update, bar
@@ -369,7 +369,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.system and not (args.score_only and args.output):
         raise InputError("--system is required (only --score-only -o FILE runs without it)")
+    _check_options(args)
     output = args.output or _default_output(args)
+    _check_files(args, output)
     if args.profile or args.profiles:
         from mwz_metrics.cli.interact_profiles import run_profiles
 
@@ -382,6 +384,48 @@ def run(args: argparse.Namespace) -> int:
         result, config, sessions = _run_and_score(args, output)
         _report(args, result, config, sessions, output)
     return 0
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Every option that can be checked without running, checked before the first session: a mistake costs
+    a second, not a run (profiles, metrics, numbers; the system, the simulator and their endpoints are
+    checked as they are made, still before the first session)."""
+    import math
+
+    from mwz_metrics import metric
+    from mwz_metrics.inputs import InputError
+
+    positive = {"--timeout": args.timeout, "--plan": args.plan, "-j": args.jobs, "--trials": args.trials}
+    positive |= {"--max-turns": args.max_turns, "--goals": args.goals, "--explain": args.explain}
+    for flag, value in positive.items():
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise InputError(f"{flag} {value}: give a positive{' finite' if isinstance(value, float) else ''} number")
+    for flag, value in {"--retries": args.retries, "--resamples": args.resamples}.items():
+        if value < 0:
+            raise InputError(f"{flag} {value}: give a number >= 0")
+    if args.price:
+        cost({}, args.price)  # refuses a malformed price now
+    for request in metric_flags.requests(args):
+        metric.entry(request.name)
+    if args.profile or args.profiles:
+        from mwz_metrics.cli.interact_profiles import profile_names
+        from mwz_metrics.interactive.harness.loading import load_profile
+
+        for name in profile_names(args):
+            load_profile(name, args.simulator)
+
+
+def _check_files(args: argparse.Namespace, output: str) -> None:
+    """Before anything runs: no output names an input (the session file read by --score-only, a predictions
+    file the system replays) or another output, under any name."""
+    from mwz_metrics.outputs import check_outputs
+
+    system_file = args.system if args.system and Path(args.system).is_file() else None
+    written = [("--result", args.result), ("--predictions", args.predictions)]
+    if args.score_only:
+        check_outputs([output, system_file], written)
+    else:
+        check_outputs([system_file], [("-o", output), *written])
 
 
 def _run_and_score(

@@ -16,8 +16,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+from mwz_metrics import outputs
 from mwz_metrics.extras import MissingExtra, require_extra  # noqa: F401 (commands and plugins import them here)
-from mwz_plugins.errors import InputError
 
 logger = logging.getLogger("mwz")
 
@@ -59,16 +59,13 @@ UNSPELLABLE = "backslashreplace"
 def output_file(
     path: str | os.PathLike, mode: str = "w", *, log: logging.Logger = logger, **options: Any
 ) -> Iterator[IO[Any]]:
-    """``open(path, mode)`` for an output the user named: a folder that does not exist or a file that
-    cannot be written is their input, so it is an :class:`InputError` (one line, exit 2), not a bug.
-    Text is written with :data:`UNSPELLABLE`. ``log``: the command's logger, which says it was written."""
+    """A file object for an output the user named, written as :mod:`mwz_metrics.outputs` writes (its real
+    file replaced whole when the block ends; a folder that does not exist or a file that cannot be
+    written is their input: an :class:`InputError`, one line, exit 2, not a bug). Text is written with
+    :data:`UNSPELLABLE`. ``log``: the command's logger, which says it was written."""
     if "b" not in mode:
         options.setdefault("errors", UNSPELLABLE)
-    try:
-        f = open(path, mode, **options)  # noqa: SIM115 (closed below)
-    except OSError as error:
-        raise InputError(f"{path}: cannot be written ({error.strerror or error})") from None
-    with f:
+    with outputs.atomic_file(path, mode, **options) as f:
         yield f
     log.info("wrote %s", path)
 

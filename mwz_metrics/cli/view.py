@@ -42,9 +42,11 @@ def default_output(run: str) -> str:
 )
 def run(args: argparse.Namespace) -> int:
     """Score the runs as mwz interact --score-only does and write their page."""
+    from mwz_metrics.outputs import check_outputs
     from mwz_metrics.viewer import write
 
     output = args.output or default_output(args.runs[0])
+    check_outputs(args.runs, [("-o", output)])
     write(
         args.runs,
         output,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -89,6 +90,25 @@ def session_seed(seed: int, dialogue_id: str, trial: int | None) -> tuple[str, i
 # End reasons that are the infrastructure's, not the dialogue's: counted apart in the figures (and as
 # failures unless ``--exclude-infra``), run again by ``--resume --retry-failed``.
 INFRASTRUCTURE_ENDS = ("system_timeout", "system_error", "simulator_error")
+# Ends where the system (or the simulator) failed rather than talked.
+FAILED_ENDS = frozenset({*INFRASTRUCTURE_ENDS, "malformed_response"})
+
+
+def own_failure(error: BaseException) -> bool:
+    """Whether ``error``, raised by a system's or a simulator's code, is that code's failure (its session
+    ends, the run goes on) rather than the run's: any ``Exception``, a ``SystemExit`` (a model wrapper's
+    ``sys.exit()``) and a ``KeyboardInterrupt`` raised outside the main thread, where no Ctrl-C lands
+    (sessions run in worker threads: such an interrupt is the code's own ``raise``)."""
+    if isinstance(error, KeyboardInterrupt):
+        return threading.current_thread() is not threading.main_thread()
+    return isinstance(error, (Exception, SystemExit))
+
+
+def describe_failure(error: BaseException) -> str:
+    """An exception as a detail names it (a bare ``SystemExit`` says its code)."""
+    if isinstance(error, SystemExit):
+        return f"SystemExit({error.code!r}): the code called sys.exit()"
+    return f"{type(error).__name__}: {error}"
 
 
 class SessionEnd(Exception):

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mwz_metrics import outputs
 from mwz_metrics.inputs import InputError
 from mwz_metrics.viewer import page, records
 
@@ -56,6 +57,6 @@ def write(
     data = page_data(paths, **options)
     title = title or "mwz view: " + ", ".join(Path(p).name for p in paths)
     output = Path(output)
-    output.write_text(page.render(data, title), encoding="utf-8")
+    outputs.write_bytes(output, page.render(data, title).encode("utf-8"))
     logger.info("wrote %s (%.1f MB)", output, output.stat().st_size / 1e6)
     return output

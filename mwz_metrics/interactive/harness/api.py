@@ -13,6 +13,7 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES
 from mwz_metrics.interactive.goals import UserGoal
+from mwz_metrics.interactive.harness import preflight
 from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_metrics.interactive.harness.context import InteractiveContext
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
@@ -57,6 +59,10 @@ def _select_goals(
     elif isinstance(goals, int):
         if goals <= 0:
             raise InputError(f"--goals {goals}: give a positive number")
+        if goals > len(available):
+            logger.warning(
+                "--goals %d: the test set has %d goals; running all %d", goals, len(available), len(available)
+            )
         keys = list(available)[:goals]
     else:
         from mwz_datasets.multiwoz_raw import evaluation_key
@@ -107,12 +113,15 @@ def prepare(
         raise InputError(f"--trials {trials}: give a positive number")
     if max_answer_bytes <= 0 or max_response_chars <= 0:
         raise InputError("--max-answer-bytes and --max-response-chars: give positive numbers")
+    if not (math.isfinite(timeout) and timeout > 0) or retries < 0:
+        raise InputError(f"--timeout {timeout} --retries {retries}: give a positive finite timeout, retries >= 0")
     loaded = load_system(
         system, context, timeout=timeout, retries=retries, options=system_options, max_bytes=max_answer_bytes
     )
     factory, simulator_identity = load_simulator(
         simulator, context, simulator_options, profile, timeout=timeout, retries=retries
     )
+    preflight.check(loaded.kind, system, system_options, simulator_options, timeout=timeout)
     chosen = _select_goals(context, goals, loaded.dialogues)
     ids = ",".join(g.dialogue_id for g in chosen)
     config = {
@@ -146,11 +155,12 @@ def run_sessions(
     output: str | Path | None,
     resume: bool = False,
     jobs: int = 1,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     retry_failed: bool = False,
     overwrite: bool = False,
 ) -> list[dict[str, Any]]:
-    """Every goal's session (appended to ``output`` as each ends; ``resume`` continues it, with
+    """Every goal's session (appended to ``output`` as each ends; ``progress(done, total, failed)`` told
+    each time one ends; ``resume`` continues it, with
     ``retry_failed`` running again the sessions that ended for an infrastructure reason; an existing
     ``output`` is replaced only with ``overwrite``)."""
     return run_all(

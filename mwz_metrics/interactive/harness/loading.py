@@ -21,7 +21,7 @@ from typing import Any
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES
 from mwz_metrics.interactive.harness import capture
-from mwz_metrics.interactive.protocol import System, as_system
+from mwz_metrics.interactive.protocol import System, as_system, describe_failure, own_failure
 from mwz_metrics.interactive.user.base import SimulatorFactory
 from mwz_plugins.errors import MwzError, SimulatorError, SystemUnderTestError
 
@@ -49,6 +49,10 @@ def _import(spec: str, what: str, *, here: bool = False) -> Any:
     except ImportError as error:
         hint = " (from the current folder or the installed packages)" if here else ""
         raise InputError(f"{what} {spec!r}: cannot import {module_name}{hint} ({error})") from None
+    except BaseException as error:  # the module's own code failed as it was imported (sys.exit() included)
+        if not own_failure(error):
+            raise
+        raise InputError(f"{what} {spec!r}: importing {module_name} failed ({describe_failure(error)})") from None
     finally:
         if added:
             sys.path.remove(os.getcwd())
@@ -125,6 +129,10 @@ def _made(make: Any, flag: str, refused: type[MwzError], *args: Any, **options: 
         raise
     except ValueError as error:
         raise refused(str(error)) from None
+    except BaseException as error:  # a plugin's factory: whatever it raises, it could not be made
+        if not own_failure(error):
+            raise
+        raise refused(f"{flag}: could not be made ({describe_failure(error)})") from None
 
 
 def _no_options(spec: str, options: Mapping[str, str], what: str) -> None:
@@ -156,8 +164,10 @@ def _described(identity: dict[str, Any], made: Any, where: str) -> None:
         return
     try:
         described = describe()
-    except Exception as error:  # the system's own code
-        raise SystemUnderTestError(f"{where}: identity() failed ({type(error).__name__}: {error})") from None
+    except BaseException as error:  # the system's own code
+        if not own_failure(error):
+            raise
+        raise SystemUnderTestError(f"{where}: identity() failed ({describe_failure(error)})") from None
     if not isinstance(described, Mapping):
         raise SystemUnderTestError(f"{where}: identity() returned {type(described).__name__}, not a dict")
     identity.update(described)
@@ -172,8 +182,10 @@ def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
         raise InputError(f"--system {spec}: the factory does not take these options ({error})") from None
     except MwzError:
         raise
-    except Exception as error:  # the user's own code: its failure is the system's, not mwz-eval's
-        raise SystemUnderTestError(f"--system {spec}: the factory failed ({type(error).__name__}: {error})") from None
+    except BaseException as error:  # the user's own code (sys.exit() included): the system's failure, not mwz-eval's
+        if not own_failure(error):
+            raise
+        raise SystemUnderTestError(f"--system {spec}: the factory failed ({describe_failure(error)})") from None
     try:
         system = as_system(made, spec)
     except TypeError as error:

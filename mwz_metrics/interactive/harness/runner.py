@@ -23,6 +23,7 @@ import queue
 import random
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,11 +35,14 @@ from mwz_metrics.interactive.harness import capture
 from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
 from mwz_metrics.interactive.protocol import (
+    FAILED_ENDS,
     INFRASTRUCTURE_ENDS,
     MAX_RESPONSE_CHARS,
     SessionEnd,
     System,
     SystemTurn,
+    describe_failure,
+    own_failure,
     parse_system_turn,
     session_id,
     session_seed,
@@ -46,6 +50,9 @@ from mwz_metrics.interactive.protocol import (
 from mwz_metrics.interactive.user.base import SimulatorFactory
 
 logger = logging.getLogger(__name__)
+# A failing system's or simulator's traceback: always in the session's ``end``, on stderr under ``mwz --debug``.
+failures = logging.getLogger("mwz.failures")
+TRACEBACK_CHARS = 4000  # the end of a traceback kept in a session record (the innermost frames)
 
 
 def _copy(record: dict[str, Any]) -> dict[str, Any]:
@@ -53,8 +60,13 @@ def _copy(record: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(record))
 
 
-def _end(reason: str, detail: str = "") -> dict[str, str]:
-    return {"reason": reason, **({"detail": detail[:300]} if detail else {})}
+def _end(reason: str, detail: str = "", error: BaseException | None = None) -> dict[str, str]:
+    end = {"reason": reason, **({"detail": detail[:300]} if detail else {})}
+    if error is not None:  # the code's own failure: where it happened, for its author
+        text = "".join(traceback.format_exception(error))
+        end["traceback"] = text[-TRACEBACK_CHARS:]
+        failures.debug("%s\n%s", detail, text.rstrip())
+    return end
 
 
 def _ask(system: System, request: Mapping[str, Any], label: str) -> Any:
@@ -99,8 +111,10 @@ class _Session:
         try:
             self.simulator = factory.session(self.goal, rng)
             return self.simulator.start()
-        except Exception as error:  # a plugin's simulator: whatever it raises ends this session only
-            self.end = _end("simulator_error", f"{type(error).__name__}: {error}")
+        except BaseException as error:  # a plugin's simulator: whatever it raises ends this session only
+            if not own_failure(error):
+                raise
+            self.end = _end("simulator_error", f"session {self.id}: {describe_failure(error)}", error)
             return None
 
     def hear(self, user: Any) -> None:
@@ -126,9 +140,11 @@ class _Session:
             return parse_system_turn(answer, self.goal.dialogue_id, index, max_chars=self.max_chars)
         except SessionEnd as stop:
             self.end = _end(stop.reason, f"{self.where(index)}: {stop.detail}" if stop.detail else self.where(index))
-        except Exception as error:  # the system under test: its failure is a finding, not a crash
-            self.end = _end("system_error", f"{self.where(index)}: {type(error).__name__}: {error}")
-            logger.info("%s failed: %s: %s", self.where(index), type(error).__name__, error)
+        except BaseException as error:  # the system under test: its failure is a finding, not a crash
+            if not own_failure(error):
+                raise
+            self.end = _end("system_error", f"{self.where(index)}: {describe_failure(error)}", error)
+            logger.info("%s failed: %s", self.where(index), describe_failure(error))
         return None
 
     def reply(self, turn: SystemTurn, user: Any, index: int) -> Any:
@@ -145,10 +161,12 @@ class _Session:
                 self.end = _end("user_done")
                 return None
             return self.simulator.next_turn()
-        except Exception as error:
+        except BaseException as error:
+            if not own_failure(error):
+                raise
             if not self.turns or self.turns[-1] is not record:
                 self.turns.append(record)
-            self.end = _end("simulator_error", f"session {self.id}, turn {index}: {type(error).__name__}: {error}")
+            self.end = _end("simulator_error", f"session {self.id}, turn {index}: {describe_failure(error)}", error)
             return None
 
     def record(self) -> dict[str, Any]:
@@ -168,7 +186,12 @@ class _Session:
         }
         report = getattr(self.system, "report", None)
         if callable(report):
-            session["system_report"] = report(self.id)
+            try:
+                session["system_report"] = report(self.id)
+            except BaseException as error:  # the system's code, as respond() is
+                if not own_failure(error):
+                    raise
+                session["system_report"] = {"error": describe_failure(error)}
         return session
 
 
@@ -377,7 +400,7 @@ def run_all(
     resume: bool = False,
     retry_failed: bool = False,
     overwrite: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     user_acts: bool = DEFAULT_USER_ACTS,
     name: str = "",
     max_response_chars: int = MAX_RESPONSE_CHARS,
@@ -394,6 +417,8 @@ def run_all(
     """
     if retry_failed and not resume:
         raise InputError("--retry-failed goes with --resume")
+    if jobs < 1:
+        raise InputError(f"-j {jobs}: give a positive number of sessions in flight")
     with session_files.exclusive(out) if out is not None else contextlib.nullcontext():
         if out is not None and not resume and not overwrite and Path(out).is_file() and Path(out).stat().st_size:
             raise InputError(f"{out} exists: --resume continues it, --overwrite replaces it (or choose another -o)")
@@ -427,15 +452,19 @@ def _run_into(
     resumption: dict[str, Any],
     out: str | Path | None,
     run: Mapping[str, Any],
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[[int, int, int], None] | None,
     jobs: int,
     work: Callable[[Unit], dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """Run the sessions (goal, trial) not ``done``, appending each session to ``out`` as it ends."""
     ids = [session_id(goal.dialogue_id, trial) for goal, trial in goals]
     todo = [unit for unit, key in zip(goals, ids) if key not in done]
-    writer = session_files.SessionWriter(out, run, append=bool(resumption)) if out is not None else None
+    goal_ids = list(dict.fromkeys(goal.dialogue_id for goal, _ in goals))
+    writer = session_files.SessionWriter(out, run, append=bool(resumption), goal_ids=goal_ids) if out else None
     results = dict(done)
+    failed = sum((s.get("end") or {}).get("reason") in FAILED_ENDS for s in done.values())
+    if progress is not None:
+        progress(len(results), len(goals), failed)
     started = time.perf_counter()
     try:
         if writer is not None and resumption and (todo or resumption["settings"]):
@@ -446,7 +475,8 @@ def _run_into(
                 if writer is not None:
                     writer.write(session)
                 if progress is not None:
-                    progress(len(results), len(goals))
+                    failed += (session.get("end") or {}).get("reason") in FAILED_ENDS
+                    progress(len(results), len(goals), failed)
     finally:
         if writer is not None:
             writer.close()

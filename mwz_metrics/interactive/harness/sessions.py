@@ -27,12 +27,14 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mwz_metrics.inputs import InputError
-from mwz_metrics.interactive.protocol import parse_session_id
+from mwz_metrics import outputs
+from mwz_metrics.inputs import InputError, read_turn
+from mwz_metrics.interactive.acts import ActError, parse_acts
+from mwz_metrics.interactive.protocol import END_REASONS, parse_session_id
 
 logger = logging.getLogger(__name__)
 
@@ -53,28 +55,83 @@ def encode(record: Mapping[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
 
 
-def header(run: Mapping[str, Any]) -> dict[str, Any]:
-    """The first line of a session file."""
-    return {"format": FORMAT, "version": FORMAT_VERSION, "run": dict(run)}
+def header(run: Mapping[str, Any], goal_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """The first line of a session file: the run's configuration and, where known, its goals' ids (what
+    the file may hold; the configuration names them by count and checksum only)."""
+    line = {"format": FORMAT, "version": FORMAT_VERSION, "run": dict(run)}
+    if goal_ids is not None:
+        line["goal_ids"] = list(goal_ids)
+    return line
+
+
+def problem(record: Any) -> str | None:
+    """What makes ``record`` no session record (a hand-edited line), or None: checked once, as a file is
+    read, so that what is scored can trust its shape."""
+    if not isinstance(record, dict):
+        return f"not a session record (a JSON {type(record).__name__})"
+    if not isinstance(record.get("id"), str):
+        return "field 'id': missing or not a string"
+    turns = record.get("turns")
+    if not isinstance(turns, list):
+        return f"field 'turns': {'missing' if turns is None else 'not a list'}"
+    for index, turn in enumerate(turns):
+        found = _turn_problem(turn, index, record["id"])
+        if found:
+            return found
+    end = record.get("end")
+    if not isinstance(end, dict) or end.get("reason") not in END_REASONS:
+        return "field 'end': missing, or not {\"reason\": REASON} with a reason of " + ", ".join(END_REASONS)
+    if not isinstance(record.get("goal"), dict):
+        return "field 'goal': missing or not an object"
+    for name, kind in (("booked", list), ("details", dict), ("outcome", dict), ("system_report", dict)):
+        if name in record and not isinstance(record[name], kind):
+            return f"field '{name}': not a {'list' if kind is list else 'dict'}"
+    return None
+
+
+def _turn_problem(turn: Any, index: int, session: str) -> str | None:
+    where = f"turns[{index}]"
+    if not isinstance(turn, dict):
+        return f"field '{where}': not an object"
+    speaker = turn.get("speaker")
+    if speaker not in ("user", "system"):
+        return f"field '{where}.speaker': {speaker!r}, not 'user' or 'system'"
+    if not isinstance(turn.get("text"), str):
+        return f"field '{where}.text': missing or not a string"
+    try:
+        for name in ("acts", "read_acts"):
+            if turn.get(name) is not None:
+                parse_acts(turn[name], f"field '{where}.{name}'")
+        if speaker == "system":
+            shown = {k: turn[k] for k in ("state", "active_domains") if k in turn}
+            read_turn(session, index, {"response": turn["text"], **shown})
+    except (ActError, InputError) as error:
+        return str(error)
+    return None
 
 
 @dataclasses.dataclass
 class SessionFile:
     """What a session file holds: the run's configuration, its sessions (each once, in file
-    order), the resumptions recorded, and how many repeated sessions were left out."""
+    order), the resumptions recorded, how many repeated sessions were left out, and how many
+    sessions of goals (or trials) outside the run's."""
 
     run: dict[str, Any]
     sessions: list[dict[str, Any]]
     resumptions: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     duplicates: int = 0
+    foreign: int = 0
 
 
 def read_file(path: str | os.PathLike, *, repair: bool = False) -> SessionFile:
     """The whole of a session file (see :class:`SessionFile`).
 
     A last line that is not complete JSON (a killed writer) is dropped with a warning, and with
-    ``repair`` cut from the file; any other bad line is an error naming file and line. A session
-    held twice is kept once (the first) with a warning.
+    ``repair`` cut from the file; a complete last line without its newline is read, and with ``repair``
+    given its newline (so that nothing is ever appended onto it). Any other bad line, or a record of the
+    wrong shape (a hand-edited file), is an error naming file, line and field. A session held twice is
+    kept once (the first) with a warning; sessions outside the run's goals are left out with a warning
+    (:func:`within_run`).
     """
     path = Path(path)
     try:
@@ -84,51 +141,98 @@ def read_file(path: str | os.PathLike, *, repair: bool = False) -> SessionFile:
     lines = raw.split(b"\n")
     if not lines or not lines[0].strip():
         raise InputError(f"{path}: empty; not a session file of mwz interact")
-    try:
-        first = json.loads(lines[0])
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        first = None
+    first = _json(lines[0])
     if not isinstance(first, dict) or first.get("format") != FORMAT:
         raise InputError(f"{path}: line 1 is not the header of an mwz interact session file")
     if first.get("version") != FORMAT_VERSION:
         raise InputError(f"{path}: session file version {first.get('version')}, this mwz-eval reads {FORMAT_VERSION}")
+    if not isinstance(first.get("run"), dict):
+        raise InputError(f"{path}: line 1: field 'run': missing or not an object")
     found = SessionFile(first["run"], [])
     seen: set[Hashable] = set()
     good_end = len(lines[0]) + 1
+    last = max((n for n, line in enumerate(lines) if line.strip()), default=0)  # the last line with text
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             good_end += len(line) + 1
             continue
-        try:
-            record = json.loads(line)
-            if isinstance(record, dict) and RESUMED in record and "id" not in record:
-                found.resumptions.append(record[RESUMED])
-                good_end += len(line) + 1
-                continue
-            if not isinstance(record, dict) or "id" not in record or "turns" not in record:
-                raise ValueError("not a session record")
-        except (json.JSONDecodeError, UnicodeDecodeError, ValueError, RecursionError) as error:
-            if number == len(lines) or (number == len(lines) - 1 and not lines[-1].strip()):
+        record = _json(line)
+        if record is _BROKEN:
+            if number - 1 == last:
                 logger.warning("%s: line %d is incomplete (an interrupted run); dropped", path, number)
                 if repair:
                     with open(path, "r+b") as f:
                         f.truncate(min(good_end, len(raw)))
                 break
-            raise InputError(f"{path}: line {number} is not a session record ({error})") from None
+            raise InputError(f"{path}: line {number} is not JSON (a session record is one line of JSON)")
+        if isinstance(record, dict) and RESUMED in record and "id" not in record:
+            found.resumptions.append(record[RESUMED])
+        else:
+            wrong = problem(record)
+            if wrong:
+                raise InputError(f"{path}: line {number}: {wrong}")
+            key = session_key(record)
+            if key in seen:
+                found.duplicates += 1
+            else:
+                seen.add(key)
+                found.sessions.append(record)
         good_end += len(line) + 1
-        key = session_key(record)
-        if key in seen:
-            found.duplicates += 1
-            continue
-        seen.add(key)
-        found.sessions.append(record)
+    if repair and raw and not raw.endswith(b"\n") and good_end > len(raw):  # a complete last line, no newline
+        with open(path, "ab") as f:
+            f.write(b"\n")
     if found.duplicates:
         logger.warning(
             "%s holds %d session(s) more than once (two runs wrote it?); each is read once, the first",
             path,
             found.duplicates,
         )
+    found.sessions, found.foreign = within_run(found.run, found.sessions, str(path), first.get("goal_ids"))
     return found
+
+
+_BROKEN = object()  # a line that is not JSON
+
+
+def _json(line: bytes) -> Any:
+    """A line's JSON, or :data:`_BROKEN` (a number too long for Python's int counts as broken: a file's
+    bytes must not become an internal error)."""
+    try:
+        return json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return _BROKEN
+
+
+def within_run(
+    run: Mapping[str, Any], sessions: list[dict[str, Any]], source: str, goal_ids: Sequence[str] | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """The sessions that belong to the run (its goals, ``goal_ids`` where the file names them, and its
+    trials), and how many were left out, with a warning saying so (sessions appended from another run
+    must not change the figures unnoticed). A file of an older version names no goal ids: its sessions
+    of more goals than the run had are refused."""
+    trials = run.get("trials", 1) if isinstance(run.get("trials", 1), int) else 1
+    allowed = set(goal_ids) if isinstance(goal_ids, list) else None
+    kept = []
+    for session in sessions:
+        goal, trial = parse_session_id(str(session["id"]))
+        in_trials = trial is None if trials == 1 else trial is not None and 0 <= trial < trials
+        if in_trials and (allowed is None or goal in allowed):
+            kept.append(session)
+    left_out = len(sessions) - len(kept)
+    if left_out:
+        logger.warning(
+            "%s: %d session(s) of goals or trials outside the run's (%s) left out: not scored, not resumed",
+            source,
+            left_out,
+            f"{len(allowed)} goals" if allowed is not None else f"{trials} trial(s) per goal",
+        )
+    count = (run.get("goals") or {}).get("count") if isinstance(run.get("goals"), Mapping) else None
+    goals = {parse_session_id(str(s["id"]))[0] for s in kept}
+    if allowed is None and isinstance(count, int) and len(goals) > count:
+        raise InputError(
+            f"{source}: sessions of {len(goals)} goals, but its run had {count}: sessions of another run were added"
+        )
+    return kept, left_out
 
 
 def read(path: str | os.PathLike, *, repair: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -142,9 +246,7 @@ def _rewrite_records(path: Path, rewrite: Callable[[bytes, Any], bytes]) -> None
     (b"" drops it), blank lines left out."""
     lines = path.read_bytes().split(b"\n")
     out = [lines[0] + b"\n"] + [rewrite(line, json.loads(line)) for line in lines[1:] if line.strip()]
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(b"".join(out))
-    os.replace(temporary, path)
+    outputs.write_bytes(path, b"".join(out), then=f"score it with mwz interact --score-only -o {path}")
 
 
 def add_outcomes(path: str | os.PathLike, per_session: list[Mapping[str, Any]]) -> None:
@@ -191,16 +293,20 @@ _held_lock = threading.Lock()
 
 
 def lock_path(path: str | os.PathLike) -> Path:
-    """The advisory lock file beside a session file."""
-    path = Path(path)
+    """The advisory lock file beside a session file's real file (one file under two names has one lock)."""
+    path = outputs.real_path(path)
     return path.with_name(path.name + ".lock")
 
 
 def _acquire(lock: Path, path: Path) -> int:
-    """An exclusive ``flock`` on ``lock`` (the file it names, not one unlinked meanwhile)."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
+    """An exclusive ``flock`` on ``lock`` (the file it names, not one unlinked meanwhile; never through a
+    symlink, :func:`~mwz_metrics.outputs.open_lock`)."""
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"{path}: its folder cannot be made ({error.strerror or error})") from None
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = outputs.open_lock(lock)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -212,7 +318,7 @@ def _acquire(lock: Path, path: Path) -> int:
                 f"{path}: another run is writing this session file ({holder}); wait for it to end or choose another -o"
             ) from None
         try:
-            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+            same = os.lstat(lock).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
             same = False
         if same:
@@ -248,32 +354,52 @@ def exclusive(path: str | os.PathLike) -> Iterator[None]:
 
 
 class SessionWriter:
-    """Appends session lines to a file, one at a time (thread-safe), flushed at once."""
+    """Appends session lines to a file, one at a time (thread-safe), flushed at once. A write the machine
+    refuses (a full disk...) is an :class:`InputError` naming the file: the sessions written so far are
+    kept, and ``--resume`` continues them."""
 
-    def __init__(self, path: str | os.PathLike, run: Mapping[str, Any], *, append: bool) -> None:
-        self.path = Path(path)
+    def __init__(
+        self, path: str | os.PathLike, run: Mapping[str, Any], *, append: bool, goal_ids: Sequence[str] | None = None
+    ) -> None:
+        self.path = outputs.real_path(path)  # a symlink is written through, never replaced
+        self.shown = Path(path)
         self._lock = threading.Lock()
-        if not append:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "wb") as f:
-                f.write(encode(header(run)))
-        self._file = open(self.path, "ab")  # noqa: SIM115 (closed by close())
+        self._file: Any = None
+        try:
+            if not append:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.path, "wb") as f:
+                    f.write(encode(header(run, goal_ids)))
+            self._file = open(self.path, "ab")  # noqa: SIM115 (closed by close())
+        except OSError as error:
+            raise self._refused(error) from None
+
+    def _refused(self, error: OSError) -> Exception:
+        if error.errno not in outputs.RESOURCE_ERRORS:
+            return error
+        return InputError(outputs.resource_error(error, self.shown, f"mwz interact --resume -o {self.shown} continues"))
 
     def write(self, session: Mapping[str, Any]) -> None:
         """Append one session and flush it to the operating system."""
         line = encode(session)
         with self._lock:
-            self._file.write(line)
-            self._file.flush()
+            try:
+                self._file.write(line)
+                self._file.flush()
+            except OSError as error:
+                raise self._refused(error) from None
 
     def note_resumption(self, what: Mapping[str, Any]) -> None:
         """Record a resumption (its settings, the sessions run again) in a line of its own."""
         self.write({RESUMED: dict(what)})
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (what a refused write left in its buffer is dropped: ``--resume`` repairs a cut line)."""
         with self._lock:
-            self._file.close()
+            if self._file is None:
+                return
+            with contextlib.suppress(OSError):  # the file is closed all the same
+                self._file.close()
 
 
 def in_goal_order(sessions: list[dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
