@@ -8,17 +8,24 @@ turn to it, and the last step's reward is the session's score under the reward s
 (:class:`~.records.RewardSpec`, mwzeval's Success by default). ``terminated``: the session ended
 (the user said goodbye and was answered, a malformed turn, the simulator failed); ``truncated``:
 the turn limit.
+
+A step's action is checked before anything of the episode moves, as Gymnasium's environments check
+theirs (``action_space.contains``): an action the environment does not take raises
+:class:`ActionError` (an :class:`~mwz_metrics.inputs.InputError`, so a ``ValueError``) naming the
+environment, the action and the space, and the episode stays where it was.
 """
 
 from __future__ import annotations
 
+import reprlib
 import string
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
 
+from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
 from mwz_metrics.interactive.harness.runner import SteppedSession
 from mwz_metrics.training import act_level
@@ -33,10 +40,60 @@ MAX_TEXT = 4096
 # else in a user's turn is shown as "?" in the observation; info["history"] has the exact text).
 CHARSET = string.printable + "".join(chr(c) for c in range(0xC0, 0x100))
 _CHARS = frozenset(CHARSET)
+_CHARSET_NAME = "printable ASCII and U+00C0-U+00FF"
+_SHORT = reprlib.Repr()  # an action in a message: long text cut
+_SHORT.maxstring = _SHORT.maxother = 60
 
 
 def _shown(text: str) -> str:
     return "".join(c if c in _CHARS else "?" for c in text[:MAX_TEXT])
+
+
+class ActionError(InputError):
+    """A step's action that is not in the environment's action space: refused before the episode moves."""
+
+
+def _space_name(space: gymnasium.Space) -> str:
+    if isinstance(space, gymnasium.spaces.Text) and space.character_set == _CHARS:
+        return f"Text({space.min_length}, {space.max_length}, charset={_CHARSET_NAME})"  # its repr lists them all
+    return repr(space)
+
+
+def refuse(where: str, action: Any, space: gymnasium.Space, why: str) -> ActionError:
+    """The error for an action ``space`` does not hold (``where``: ``Class.step``; ``why``: in what)."""
+    return ActionError(f"{where}: action {_SHORT.repr(action)} is not in {_space_name(space)} ({why})")
+
+
+def index_refusal(action: Any, space: gymnasium.spaces.Discrete) -> str | None:
+    """Why an index action is refused (None: it is in ``space``, as ``space.contains`` says: an int, a
+    numpy integer scalar or 0-d integer array, what stable-baselines3's ``predict`` returns), bools
+    refused too (``Discrete.contains(True)`` is true: ``bool`` is an ``int``)."""
+    if isinstance(action, (bool, np.bool_)):
+        return "a bool, not an index"
+    if space.contains(action):
+        return None
+    if isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and action.shape == ()):
+        if isinstance(action, np.ndarray) and not np.issubdtype(action.dtype, np.integer):
+            return f"an array of {action.dtype}, not of integers"
+        if int(space.start) <= int(action) < int(space.start + space.n):
+            return f"{np.asarray(action).dtype} does not cast to the space's {space.dtype}"
+        return f"not an index {int(space.start)} to {int(space.start + space.n) - 1}"
+    if isinstance(action, np.ndarray):
+        return f"an array of shape {action.shape}, not one index"
+    return f"type {type(action).__name__}, not an integer index"
+
+
+def text_refusal(action: Any, space: gymnasium.spaces.Text) -> str | None:
+    """Why a text action is refused (None: a mapping, the protocol's turn, which the session checks, or
+    text ``space`` holds); the check is ``space.contains``, the reason worked out only for a refusal."""
+    if isinstance(action, Mapping) or space.contains(action):
+        return None
+    if not isinstance(action, str):
+        return f"type {type(action).__name__}, neither text nor the protocol's dict"
+    if not space.min_length <= len(action) <= space.max_length:
+        return f"{len(action)} characters, over {space.max_length}: longer text goes in the protocol's dict"
+    bad = next(c for c in action if c not in space.character_set)
+    return f"character {bad!r} (U+{ord(bad):04X}) is not in the charset: such text goes in the protocol's dict"
 
 
 class _Agent:
@@ -54,7 +111,14 @@ class SystemTextEnv(gymnasium.Env):
     """The agent plays the system in text (see the module docstring).
 
     Observation: the user's last turn (text). Action: a system turn, the protocol's dict
-    (``{"response", "state"?, "active_domains"?, "acts"?}``) or plain text. ``info``: the protocol
+    (``{"response", "state"?, "active_domains"?, "acts"?}``) or plain text. Plain text must be in
+    ``action_space`` (Gymnasium's ``Text``: at most :data:`MAX_TEXT` (4096) characters of
+    :data:`CHARSET`, printable ASCII and the Latin-1 letters); text outside it and anything neither
+    text nor a mapping is refused (:class:`ActionError`, the episode unchanged; before, such text was
+    passed on, and a non-text action ended the session as ``malformed_response``). The dict is the
+    protocol's turn, outside the space and checked as ``mwz interact`` checks a system's (a malformed
+    turn, or a response over :data:`~mwz_metrics.interactive.protocol.MAX_RESPONSE_CHARS` characters,
+    ends the session as ``malformed_response``): text the space does not hold goes there. ``info``: the protocol
     request (``dialogue_id``, ``turn``, ``history``, as ``mwz interact`` sends it), the goal, the goal
     split, the reward specification and the session seed; at the end the session record, its
     figures and the signature of its score.
@@ -114,6 +178,10 @@ class SystemTextEnv(gymnasium.Env):
         self.observation_space = gymnasium.spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
         self.action_space = gymnasium.spaces.Text(max_length=MAX_TEXT, min_length=0, charset=CHARSET)
 
+    def _refusal(self, action: Any) -> str | None:
+        """Why ``action`` is refused (None: it is taken)."""
+        return text_refusal(action, cast(gymnasium.spaces.Text, self.action_space))
+
     def _turn(self, action: Any) -> Any:
         """The protocol turn an action stands for."""
         return {"response": action} if isinstance(action, str) else action
@@ -154,6 +222,9 @@ class SystemTextEnv(gymnasium.Env):
         """The agent's system turn; the user's next turn, the reward (the score at the end), whether it ended."""
         if self.steps is None or self.steps.done:
             raise RuntimeError("step() after the episode ended: call reset()")
+        why = self._refusal(action)
+        if why is not None:
+            raise refuse(f"{type(self).__name__}.step", action, self.action_space, why)
         self.agent.pending = self._turn(action)
         self.steps.step()
         if not self.steps.done:
@@ -195,7 +266,14 @@ class SystemTextEnv(gymnasium.Env):
 class SystemActsEnv(SystemTextEnv):
     """The agent plays the system in dialogue acts (ConvLab's vector environment): the observation a
     vector and the action an index into the wizards' act sets, both described by :mod:`.act_level`
-    (``info["expert_action"]`` is the reference policy's choice, for imitation)."""
+    (``info["expert_action"]`` is the reference policy's choice, for imitation).
+
+    Action space: ``Discrete(300)`` (the vocabulary's size). An action is an index in it: an ``int``,
+    a numpy integer scalar or a 0-d integer array (what stable-baselines3's ``predict`` returns), as
+    ``action_space.contains`` takes them; a bool, a float, a string, an array of another shape or an
+    index out of range is refused (:class:`ActionError`, the episode unchanged; before, a negative
+    index counted from the end, ``True``, ``"12"`` and ``3.7`` were read as indices and 300 raised
+    ``IndexError``)."""
 
     environment = ACTS_ID
     level: act_level.ActLevel  # made with the spaces, once the run's context is there
@@ -219,6 +297,9 @@ class SystemActsEnv(SystemTextEnv):
             return np.zeros(act_level.OBSERVATION_SIZE, dtype=np.float32)
         self._reading = self.level.read(request)
         return self.level.observe(self._reading)
+
+    def _refusal(self, action: Any) -> str | None:
+        return index_refusal(action, cast(gymnasium.spaces.Discrete, self.action_space))
 
     def _turn(self, action: Any) -> Any:
         assert self._reading is not None

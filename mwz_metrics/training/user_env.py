@@ -7,6 +7,7 @@ and each system turn comes back as the observation. Observation: text (the goal'
 ``reset``, then the system's responses); action: a user turn, plain text or
 ``{"text", "acts"?, "final"?, "booked"?}`` (``final``: the user's last turn; ``booked``: the domains
 whose booking the user has asked for, by default the goal's booking domains its acts have named).
+An action the environment does not take is refused before the session moves (see :class:`UserEnv`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import queue
 import random
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 
@@ -30,7 +31,7 @@ from mwz_metrics.interactive.vocabulary import BOOK_SLOTS
 from mwz_metrics.training.records import RewardSpec
 from mwz_metrics.training.scorer import EpisodeScorer
 from mwz_metrics.training.sessions import prepare
-from mwz_metrics.training.system_envs import CHARSET, MAX_TEXT, _shown
+from mwz_metrics.training.system_envs import CHARSET, MAX_TEXT, _shown, refuse, text_refusal
 
 USER_ID = "mwz/MultiWOZ-User-v0"
 VERSION = "1.0.0"
@@ -91,7 +92,18 @@ class _AgentFactory(SimulatorFactory):
 
 
 class UserEnv(gymnasium.Env):
-    """The agent plays the user (see the module docstring); ``system``: what ``mwz interact --system`` takes."""
+    """The agent plays the user (see the module docstring); ``system``: what ``mwz interact --system`` takes.
+
+    Action: a user turn, plain text or the dict ``{"text", "acts"?, "final"?, "booked"?}``. Plain text
+    must be in ``action_space`` (Gymnasium's ``Text``: at most
+    :data:`~mwz_metrics.training.system_envs.MAX_TEXT` (4096) characters of
+    :data:`~mwz_metrics.training.system_envs.CHARSET`, printable ASCII and the Latin-1 letters); text
+    outside it and anything neither text nor a mapping is refused
+    (:class:`~mwz_metrics.training.system_envs.ActionError`, a ``ValueError``) before it reaches the
+    session, which waits for the next action as before (before, such text was passed on, and a
+    non-text action ended the session as ``simulator_error``). The dict is outside the space and taken
+    as it was: text the space does not hold goes there.
+    """
 
     metadata = {"render_modes": []}
 
@@ -171,6 +183,9 @@ class UserEnv(gymnasium.Env):
         """The agent's user turn; the system's answer (the score at the end)."""
         if self.factory is None or self.thread is None:
             raise RuntimeError("step() after the episode ended: call reset()")
+        why = text_refusal(action, cast(gymnasium.spaces.Text, self.action_space))
+        if why is not None:
+            raise refuse(f"{type(self).__name__}.step", action, self.action_space, why)
         self.factory.actions.put(action)
         kind, payload = self.factory.events.get()
         if kind == "system" and not (isinstance(action, Mapping) and action.get("final")):
