@@ -284,7 +284,9 @@ def entry(name: str) -> Any:
     registry = get_registry()
     if name not in registry.dialogue_metrics:
         known = ", ".join(sorted(registry.dialogue_metrics)) or "none"
-        raise InputError(f"--metric {name}: no such metric is registered (registered: {known})")
+        raise InputError(
+            f"--metric {name}: no such metric is registered (registered: {known}){registry.failure_note()}"
+        )
     return registry.dialogue_metrics[name]
 
 
