@@ -132,9 +132,12 @@ def _print_explain(result: dict[str, Any]) -> None:
 def _run(args: argparse.Namespace) -> int:
     if not args.gold and not args.input:
         raise InputError("give -i PREDICTIONS (repeatable) or --gold")
+    from mwz_metrics.comparison import resolve_inputs
+    from mwz_metrics.outputs import check_outputs
+
+    check_outputs([str(p) for p in resolve_inputs(args.input).values()], [("-o", args.output)])
     require_extra("coherence", "torch", "transformers")
     from mwz_metrics.coherence import api
-    from mwz_metrics.comparison import resolve_inputs
 
     results: dict[str, dict[str, Any]] = {}
     if args.gold:

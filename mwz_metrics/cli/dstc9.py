@@ -26,7 +26,9 @@ def _score(args: argparse.Namespace) -> int:
     require_extra("dstc9", "jsonschema")
     from mwz_metrics.dstc9 import score_split
     from mwz_metrics.inputs import InputError, read_json, require_nonempty
+    from mwz_metrics.outputs import check_outputs
 
+    check_outputs([args.entry], [("-o", args.output)])
     entry = read_json(args.entry, "DSTC9 entry")
     require_nonempty(entry, args.entry, "instance")
     try:

@@ -66,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.input and not args.gold:
         raise InputError("give -i PREDICTIONS (repeatable) or --gold")
+    from mwz_metrics.outputs import check_outputs
+
+    check_outputs([str(p) for p in resolve_inputs(args.input).values()], [("-o", args.output)])
     model = api.shared_model(args.model, data_dir=args.data_dir)
     results: dict[str, dict[str, Any]] = {}
     if args.gold:

@@ -171,6 +171,9 @@ def realism(args: argparse.Namespace) -> int:
         write_json(report, args.output)
         return 0
     if args.sessions:
+        from mwz_metrics.outputs import check_outputs
+
+        check_outputs([args.sessions], [("-o", args.output)])
         _, sessions = api.load_session_file(args.sessions)
     else:
         run = api.prepare("oracle-text", goals=args.dialogues, seed=args.seed, context=context)
