@@ -177,19 +177,71 @@ def _llm_settings(args: argparse.Namespace) -> dict[str, str]:
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The simulator's options: ``--simulator-option``, and ``--endpoint``/``--model`` for ``--simulator llm``
-    (or whenever the system is not ``llm``, as before)."""
-    options = _pairs(args.simulator_option, "--simulator-option")
+    (or whenever the system is not ``llm``, as before); no secret among them, and the llm simulator's
+    endpoint keyed as :func:`_keyed` says."""
+    options = _secretless(_pairs(args.simulator_option, "--simulator-option"), "--simulator-option")
     if args.simulator == "llm" or args.system != "llm":
         options = {**_llm_settings(args), **options}
-    return options
+    return _keyed(options, args, "--simulator-option") if args.simulator == "llm" else options
 
 
 def _system_options(args: argparse.Namespace) -> dict[str, str]:
-    """The system's options: ``--system-option``, and ``--endpoint``/``--model`` for ``--system llm``."""
-    options = _pairs(args.system_option, "--system-option")
+    """The system's options: ``--system-option``, and ``--endpoint``/``--model`` for ``--system llm``; no
+    secret among them, and the llm system's endpoint keyed as :func:`_keyed` says."""
+    options = _secretless(_pairs(args.system_option, "--system-option"), "--system-option")
     if args.system == "llm":
-        options = {**_llm_settings(args), **options}
+        options = _keyed({**_llm_settings(args), **options}, args, "--system-option")
     return options
+
+
+def _secretless(options: dict[str, str], flag: str) -> dict[str, str]:
+    """``options``, refusing a secret-named one (``api_key``, ``token``...): on the command line it would be
+    in the signature, the run's files and the shell's history; the key's variable is named instead."""
+    from mwz_metrics.inputs import InputError
+    from mwz_metrics.interactive.secrets import is_secret_name
+
+    for name in options:
+        if is_secret_name(name):
+            raise InputError(
+                f"{flag} {name}=...: a secret is not given on the command line (it would be written in the "
+                f"signature and the run's files); put it in an environment variable and give {flag} api_key_env=VAR"
+            )
+    return options
+
+
+def _keyed(options: dict[str, str], args: argparse.Namespace, flag: str) -> dict[str, str]:
+    """The llm system's or simulator's ``options``, with ``api_key_env=`` (no key) where their endpoint is
+    not the one the default key (``MWZ_LLM_API_KEY``) is for, ``--endpoint``'s origin (without it, the run's
+    one endpoint origin), and they name no variable of their own: one key per endpoint, never sent to an
+    origin it was not given for (:mod:`mwz_metrics.interactive.chat`)."""
+    import os
+
+    from mwz_metrics.interactive.chat import DEFAULT_KEY_VARIABLES, owns_default_key
+    from mwz_metrics.interactive.secrets import redact_url
+
+    endpoint = options.get("endpoint")
+    if not endpoint or "api_key_env" in options:
+        return options
+    named = [
+        _pairs(given, option).get("endpoint")
+        for given, option, llm in (
+            (args.system_option, "--system-option", args.system == "llm"),
+            (args.simulator_option, "--simulator-option", args.simulator == "llm"),
+        )
+        if llm
+    ]
+    if owns_default_key(endpoint, args.endpoint, [e for e in named if e]):
+        return options
+    if any(os.environ.get(v) for v in DEFAULT_KEY_VARIABLES):  # a key is set, and this endpoint goes without
+        owner = f"--endpoint {redact_url(args.endpoint)}" if args.endpoint else "--endpoint, not given"
+        logger.warning(
+            "%s gets no key (%s is for %s): give %s api_key_env=VAR if it needs one",
+            redact_url(endpoint),
+            " or ".join(DEFAULT_KEY_VARIABLES),
+            owner,
+            flag,
+        )
+    return {**options, "api_key_env": ""}
 
 
 def _default_output(args: argparse.Namespace) -> str:

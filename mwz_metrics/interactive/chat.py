@@ -5,8 +5,12 @@ the headers and the body, however slowly a server sends them (a watchdog shuts t
 the deadline); a body over ``max_bytes`` is refused unread. Redirects: 307 and 308 are followed
 (three at most) with the same POST, ``Authorization`` dropped when the new address is another origin
 (scheme, host, port); 301, 302 and 303 (which would turn the POST into a GET) are not followed. A
-credential therefore never reaches a host other than the one it was given for. What failed is a
-:class:`HttpFailure` with its kind (``timeout``, ``connection``, ``http_NNN``, ``too_large``).
+credential therefore never reaches a host other than the one it was given for. A URL's own
+``user:password@`` is such a credential: taken out of the request and sent as ``Authorization: Basic``
+to that host alone (unless the caller gives an ``Authorization`` header, which then wins). What failed is a
+:class:`HttpFailure` with its kind (``timeout``, ``connection``, ``http_NNN``, ``too_large``); every
+message names URLs as :func:`~mwz_metrics.interactive.secrets.redact_url` shows them (no password, no
+``api_key=`` value), since messages end up in session files, logs and tracebacks.
 
 Proxies: a remote host is reached through the proxy the environment names (``https_proxy``,
 ``http_proxy``, ``no_proxy``, as the standard library's ``urllib.request.getproxies`` and
@@ -18,8 +22,16 @@ plain ``http://`` address is refused rather than sent readable through a proxy.
 
 :class:`ChatClient` speaks chat completions (vLLM, llama.cpp's server, hosted APIs) with optional
 tools, retrying what may pass on a second try (429, 5xx, timeouts, refused or cut connections) and
-counting the tokens the endpoint reports (``usage``). The key, where the endpoint wants one, comes
-from ``MWZ_LLM_API_KEY`` (or ``OPENAI_API_KEY``) and is never written anywhere.
+counting the tokens the endpoint reports (``usage``). The endpoint's query string stays a query
+(``https://h/v1?api-version=X`` is requested as ``https://h/v1/chat/completions?api-version=X``).
+
+Keys, one per endpoint, never written anywhere: a client sends the key it is given (``api_key``), or
+the one in the environment variable ``api_key_env`` names (unset or empty: refused, :class:`InputError`;
+``api_key_env=""``: no key), or else the default one, ``MWZ_LLM_API_KEY`` (then ``OPENAI_API_KEY``).
+The default key is for the run's own endpoint: ``mwz interact`` gives it to ``--endpoint`` (to the
+run's one endpoint where ``--endpoint`` is not given) and gives an endpoint of another origin
+(``--simulator-option endpoint=B``) ``api_key_env=""`` unless it names its own variable, so a key is never
+sent to an origin it was not given for. A caller making clients for two origins does the same.
 """
 
 from __future__ import annotations
@@ -34,13 +46,15 @@ import ssl
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
-from mwz_plugins.errors import SystemUnderTestError
+from mwz_metrics.interactive.secrets import redact_text, redact_url, url_secrets
+from mwz_plugins.errors import InputError, SystemUnderTestError
 
 RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
 DEFAULT_MAX_BYTES = 1_000_000  # an answer's body at most (a MultiWOZ turn is well under 10 kB)
+DEFAULT_KEY_VARIABLES = ("MWZ_LLM_API_KEY", "OPENAI_API_KEY")  # the run's own endpoint's key (module docstring)
 _FOLLOWED = (307, 308)  # redirects that keep the method and the body
 _MAX_REDIRECTS = 3
 
@@ -100,13 +114,14 @@ def proxy_for(url: str) -> urllib.parse.SplitResult | None:
 
 
 def checked_proxy(url: str, headers: Mapping[str, str]) -> urllib.parse.SplitResult | None:
-    """:func:`proxy_for`, refusing a credential (``Authorization``, ``Cookie``) for a plain ``http://``
-    address through a proxy. Called as a system or client is made too, so a run is refused at once
-    (one line) rather than every session failing."""
+    """:func:`proxy_for`, refusing a credential (``Authorization``, ``Cookie``, the URL's ``user:password@``)
+    for a plain ``http://`` address through a proxy. Called as a system or client is made too, so a run is
+    refused at once (one line) rather than every session failing."""
     proxy = proxy_for(url)
-    if proxy is not None and url.lower().startswith("http:") and any(k.lower() in _CREDENTIALS for k in headers):
+    credential = any(k.lower() in _CREDENTIALS for k in headers) or "@" in urllib.parse.urlsplit(url).netloc
+    if proxy is not None and url.lower().startswith("http:") and credential:
         raise HttpFailure(
-            f"{url}: refusing to send its credentials unencrypted through the proxy {_shown(proxy)} "
+            f"{redact_url(url)}: refusing to send its credentials unencrypted through the proxy {_shown(proxy)} "
             "(use https, or name the host in no_proxy)",
             "connection",
             retried=False,
@@ -198,13 +213,15 @@ def _read_body(response: http.client.HTTPResponse, url: str, max_bytes: int) -> 
 
 
 def _once(url: str, body: bytes, headers: Mapping[str, str], deadline: float, max_bytes: int) -> tuple[int, str, bytes]:
-    """One POST: (status, Location, body) within the deadline."""
+    """One POST: (status, Location, body) within the deadline (``url`` without userinfo: what it held is
+    in ``headers``)."""
     parts = urllib.parse.urlsplit(url)
+    shown = redact_url(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise HttpFailure(f"{url}: not an http(s) URL", "connection", retried=False)
+        raise HttpFailure(f"{shown}: not an http(s) URL", "connection", retried=False)
     remaining = deadline - time.monotonic()
     if remaining <= 0:
-        raise HttpFailure(f"no answer from {url} in time", "timeout", retried=True)
+        raise HttpFailure(f"no answer from {shown} in time", "timeout", retried=True)
     sent = dict(headers)
     connection, target, route = _connection(parts, sent, remaining)
     watchdog = _Watchdog(connection, remaining)
@@ -213,7 +230,7 @@ def _once(url: str, body: bytes, headers: Mapping[str, str], deadline: float, ma
         response = connection.getresponse()
         if response.status >= 300:
             return response.status, response.getheader("Location") or "", b""
-        data = _read_body(response, url, max_bytes)
+        data = _read_body(response, shown, max_bytes)
         if watchdog.fired:  # the socket was shut down under the read: what came is not all
             raise TimeoutError
         return response.status, "", data
@@ -221,9 +238,12 @@ def _once(url: str, body: bytes, headers: Mapping[str, str], deadline: float, ma
         raise
     except (OSError, http.client.HTTPException) as error:
         if watchdog.fired or isinstance(error, TimeoutError):
-            raise HttpFailure(f"no answer from {url}{route} in time", "timeout", retried=True) from None
-        what = type(error).__name__ if isinstance(error, http.client.HTTPException) else error
-        raise HttpFailure(f"{url}{route}: {what}", "connection", retried=True) from None
+            raise HttpFailure(f"no answer from {shown}{route} in time", "timeout", retried=True) from None
+        # an HTTPException's text may quote the request's target (its query): its name only
+        what = type(error).__name__ if isinstance(error, http.client.HTTPException) else str(error)
+        raise HttpFailure(
+            f"{shown}{route}: {redact_text(what, url_secrets(url))}", "connection", retried=True
+        ) from None
     finally:
         watchdog.cancel()
         connection.close()
@@ -239,27 +259,48 @@ def post_json(
 ) -> bytes:
     """POST ``body`` to ``url``; the answer's body (see the module docstring), or :class:`HttpFailure`."""
     deadline = time.monotonic() + timeout
-    headers = dict(headers)
+    url, headers = _userinfo_as_header(url, headers)
     here = urllib.parse.urlsplit(url)
     for _ in range(_MAX_REDIRECTS + 1):
         status, location, data = _once(url, body, headers, deadline, max_bytes)
         if status < 300:
             return data
         if status in _FOLLOWED and location:
-            url = urllib.parse.urljoin(url, location)
+            url = _without_userinfo(urllib.parse.urljoin(url, location))  # a Location's userinfo: not ours to send
             there = urllib.parse.urlsplit(url)
             if _origin(there) != _origin(here):  # a credential is for its own host only
                 headers = {k: v for k, v in headers.items() if k.lower() not in _CREDENTIALS}
             here = there
             continue
+        shown = redact_url(url)
         if 300 <= status < 400:
+            to = f" to {redact_url(urllib.parse.urljoin(url, location))}" if location else ""
             raise HttpFailure(
-                f"{url} answered HTTP {status} (a redirect{f' to {location}' if location else ''}; not followed)",
-                f"http_{status}",
-                retried=False,
+                f"{shown} answered HTTP {status} (a redirect{to}; not followed)", f"http_{status}", retried=False
             )
-        raise HttpFailure(f"{url} answered HTTP {status}", f"http_{status}", retried=status in RETRIED_STATUS)
-    raise HttpFailure(f"{url}: more than {_MAX_REDIRECTS} redirects", "connection", retried=False)
+        raise HttpFailure(f"{shown} answered HTTP {status}", f"http_{status}", retried=status in RETRIED_STATUS)
+    raise HttpFailure(f"{redact_url(url)}: more than {_MAX_REDIRECTS} redirects", "connection", retried=False)
+
+
+def _without_userinfo(url: str) -> str:
+    """``url`` without ``user:password@`` (the rest as it was)."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def _userinfo_as_header(url: str, headers: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    """``url`` without its ``user:password@`` and ``headers`` with them as ``Authorization: Basic``, for
+    this origin only (the redirect rule drops it elsewhere); an ``Authorization`` the caller gives wins."""
+    headers = dict(headers)
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, headers
+    if not any(k.lower() == "authorization" for k in headers):
+        pair = f"{urllib.parse.unquote(parts.username or '')}:{urllib.parse.unquote(parts.password or '')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+    return _without_userinfo(url), headers
 
 
 class ChatError(SystemUnderTestError):
@@ -281,6 +322,43 @@ def add_usage(tokens: MutableMapping[str, int], usage: Any) -> None:
             tokens[name] = tokens.get(name, 0) + value
 
 
+def completions_url(endpoint: str) -> str:
+    """The chat completions address of ``endpoint`` (a base URL, or one already ending
+    ``/chat/completions``), its query string kept after the path (Azure's ``?api-version=``)."""
+    parts = urllib.parse.urlsplit(endpoint.strip())
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urllib.parse.urlunsplit(parts._replace(path=path))
+
+
+def owns_default_key(endpoint: str, run_endpoint: str | None, endpoints: Iterable[str]) -> bool:
+    """Whether ``endpoint`` may get the default key: it has the origin (scheme, host, port) of the run's
+    ``run_endpoint`` (``--endpoint``) or, where none is given, the one origin of all the run's ``endpoints``."""
+
+    def origin(url: str) -> tuple[str, str, int] | str:
+        try:
+            return _origin(urllib.parse.urlsplit(url.strip()))
+        except ValueError:  # a port that is not a number: its own origin (the client refuses it later)
+            return url
+
+    owner = {origin(run_endpoint)} if run_endpoint else {origin(e) for e in endpoints}
+    return owner == {origin(endpoint)}
+
+
+def endpoint_key(api_key_env: str | None) -> str | None:
+    """The key an endpoint gets: from the variable ``api_key_env`` names (unset or empty: refused; ``""``:
+    no key), or, ``None``, the default one (:data:`DEFAULT_KEY_VARIABLES`, the run's own endpoint's)."""
+    if api_key_env is None:
+        return next((os.environ[v] for v in DEFAULT_KEY_VARIABLES if os.environ.get(v)), None)
+    if not api_key_env:
+        return None
+    key = os.environ.get(api_key_env)
+    if not key:
+        raise InputError(f"api_key_env={api_key_env}: the environment variable {api_key_env} is not set (or empty)")
+    return key
+
+
 class ChatClient:
     """POSTs chat completions to an OpenAI-compatible endpoint (see the module docstring)."""
 
@@ -292,19 +370,18 @@ class ChatClient:
         timeout: float = 60.0,
         retries: int = 2,
         api_key: str | None = None,
+        api_key_env: str | None = None,
         backoff: float = 0.5,
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
-        base = endpoint.rstrip("/")
-        self.url = base if base.endswith("/chat/completions") else f"{base}/chat/completions"
+        self.url = completions_url(endpoint)
+        self.shown = redact_url(self.url)  # how messages name it
         self.model = model
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
         self.max_bytes = max_bytes
-        self._key = (
-            api_key if api_key is not None else os.environ.get("MWZ_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        )
+        self._key = api_key if api_key is not None else endpoint_key(api_key_env)
         checked_proxy(self.url, {"Authorization": ""} if self._key else {})  # a proxy it cannot use: refused now
 
     def message(
@@ -349,10 +426,10 @@ class ChatClient:
             except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as error:
                 count("malformed")
                 raise ChatError(
-                    f"{self.url}: not a chat completion ({type(error).__name__}: {error})", "malformed"
+                    f"{self.shown}: not a chat completion ({type(error).__name__}: {error})", "malformed"
                 ) from None
             return message
-        raise ChatError(f"{self.url}: no answer", "connection")  # not reached
+        raise ChatError(f"{self.shown}: no answer", "connection")  # not reached
 
     def complete(self, messages: list[dict[str, Any]], **parameters: Any) -> str:
         """The text of the model's reply to ``messages``."""

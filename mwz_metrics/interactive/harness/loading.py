@@ -22,6 +22,7 @@ from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES
 from mwz_metrics.interactive.harness import capture
 from mwz_metrics.interactive.protocol import System, as_system, describe_failure, own_failure
+from mwz_metrics.interactive.secrets import redact_options, redact_url
 from mwz_metrics.interactive.user.base import SimulatorFactory
 from mwz_plugins.errors import MwzError, SimulatorError, SystemUnderTestError
 
@@ -98,7 +99,8 @@ def _load_system(
 
         _no_options(spec, options, "an HTTP system")
         system = HttpSystem(spec, timeout=timeout, retries=retries, max_bytes=max_bytes or DEFAULT_MAX_BYTES)
-        return LoadedSystem(system, "http", spec, {"url": spec, "timeout": timeout, "retries": retries})
+        shown = redact_url(spec)  # what the run records and prints: no password, no key
+        return LoadedSystem(system, "http", shown, {"url": shown, "timeout": timeout, "retries": retries})
     if spec.endswith(".json") or os.path.isfile(spec):
         from mwz_metrics.interactive.systems.files import PredictionsSystem
 
@@ -151,7 +153,7 @@ def _registered(spec: str, context: Any, options: dict[str, str], *, timeout: fl
     made = _made(make, f"--system {spec}", SystemUnderTestError, context, **options, **extra)
     identity: dict[str, Any] = {"name": spec, "version": entry.version, "plugin": registry.owners[("systems", spec)]}
     if options:
-        identity["options"] = options
+        identity["options"] = redact_options(options)
     _described(identity, made, f"--system {spec}")
     return LoadedSystem(as_system(made, spec), "registered", spec, identity, reads_user_acts=entry.reads_user_acts)
 
@@ -192,7 +194,7 @@ def _python(spec: str, options: dict[str, str]) -> LoadedSystem:
         raise InputError(f"--system {spec}: {error}") from None
     identity: dict[str, Any] = {"factory": spec}
     if options:
-        identity["options"] = options
+        identity["options"] = redact_options(options)
     _described(identity, made, f"--system {spec}")
     return LoadedSystem(system, "python", spec, identity)
 
@@ -242,7 +244,7 @@ def load_simulator(
         "name": name,
         "version": entry.version,
         "plugin": registry.owners[("simulators", name)],
-        "options": dict(factory.options()),
+        "options": redact_options(factory.options()),
     }
     if profile:
         identity["profile"] = {**played["profile"].identity(), "plugin": registry.owners[("profiles", profile)]}

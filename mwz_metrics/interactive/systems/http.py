@@ -8,6 +8,11 @@ session at once (``system_error``), and an answer over the size limit or a body 
 object ends it as ``malformed_response``. Every retry and failure is counted per dialogue and kept
 in the session record (``system_report``), so the summary can count them. Many sessions run at
 once with ``mwz interact -j N``.
+
+The URL may hold a credential: ``user:password@`` goes to the system as ``Authorization: Basic`` (to
+its origin only), a query's ``api_key=`` as written. Neither is shown: the system's ``name`` and every
+message (a session's ``end.detail``) name the URL as :func:`~mwz_metrics.interactive.secrets.redact_url`
+shows it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 
 from mwz_metrics.interactive.chat import DEFAULT_MAX_BYTES, HttpFailure, checked_proxy, post_json
 from mwz_metrics.interactive.protocol import SessionEnd, session_key
+from mwz_metrics.interactive.secrets import redact_url
 
 
 class HttpSystem:
@@ -36,7 +42,7 @@ class HttpSystem:
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self.url = url
-        self.name = url
+        self.name = redact_url(url)  # how the run and its messages name it: no password, no key
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -73,14 +79,16 @@ class HttpSystem:
                     raise SessionEnd("malformed_response", str(failure)) from None
                 if not failure.retried or attempt == self.retries:
                     if failure.reason == "timeout":
-                        raise SessionEnd("system_timeout", f"no answer from {self.url} in {self.timeout:g} s") from None
+                        raise SessionEnd(
+                            "system_timeout", f"no answer from {self.name} in {self.timeout:g} s"
+                        ) from None
                     raise SessionEnd("system_error", str(failure)) from None
                 self._note(dialogue_id, "retry")
                 time.sleep(delay)
                 delay *= 2
                 continue
             return self._decoded(raw, dialogue_id)
-        raise SessionEnd("system_error", f"{self.url}: no answer")  # not reached
+        raise SessionEnd("system_error", f"{self.name}: no answer")  # not reached
 
     def _decoded(self, raw: bytes, dialogue_id: str) -> dict[str, Any]:
         try:
@@ -89,9 +97,9 @@ class HttpSystem:
             self._note(dialogue_id, "malformed")
             detail = "nested too deep" if isinstance(error, RecursionError) else error
             raise SessionEnd(
-                "malformed_response", f"{self.url} answered with a body that is not JSON ({detail})"
+                "malformed_response", f"{self.name} answered with a body that is not JSON ({detail})"
             ) from None
         if not isinstance(data, dict):
             self._note(dialogue_id, "malformed")
-            raise SessionEnd("malformed_response", f"{self.url} answered with JSON that is not an object")
+            raise SessionEnd("malformed_response", f"{self.name} answered with JSON that is not an object")
         return data

@@ -12,7 +12,10 @@ Each session keeps its own messages (the model sees its earlier tool calls and t
 prompt, the tool schemas and the model name are in the run's signature (``prompt=`` is the sha256 of
 prompt and tools; the run configuration holds both whole). Options (``--system-option``):
 ``temperature`` (0), ``max_tokens`` (200), ``max_tool_rounds`` (4), ``prompt`` (a file whose text
-replaces the prompt). Timeouts and retries are the run's (``--timeout``, ``--retries``). The
+replaces the prompt), ``api_key_env`` (the environment variable holding the endpoint's key; by default
+the run's key, ``MWZ_LLM_API_KEY``: see :mod:`~mwz_metrics.interactive.chat` for whose it is; a key
+itself is never an option, it would be written in the signature). Timeouts and retries are the run's
+(``--timeout``, ``--retries``). The
 session's seed (the request's ``seed``) goes to the endpoint with every call, so a sampling model
 answers a trial the same way again.
 """
@@ -149,11 +152,12 @@ class LlmSystem:
         prompt: str | None = None,
         timeout: float = 60.0,
         retries: int = 2,
+        api_key_env: str | None = None,
     ) -> None:
         if not endpoint or not model:
             raise TypeError("the llm system needs --endpoint URL and --model NAME")
         self.db = context.database
-        self.client = ChatClient(endpoint, model, timeout=timeout, retries=retries)
+        self.client = ChatClient(endpoint, model, timeout=timeout, retries=retries, api_key_env=api_key_env)
         self.prompt = Path(prompt).read_text(encoding="utf-8") if prompt else PROMPT
         self.parameters: dict[str, Any] = {
             "temperature": float(temperature),
@@ -408,6 +412,7 @@ class LlmSystemOptions:
     prompt: str | None = None
     timeout: float = 60.0
     retries: int = 2
+    api_key_env: str | None = None  # the variable holding the endpoint's key (None: the run's, see chat)
 
 
 def make(context: Any, **options: Any) -> LlmSystem:

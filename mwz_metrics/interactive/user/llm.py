@@ -1,8 +1,10 @@
 """``llm``: a large language model plays the user, through any OpenAI-compatible chat endpoint.
 
 ``mwz interact --simulator llm --endpoint http://localhost:8000/v1 --model NAME`` (vLLM, a
-hosted API...), through :class:`~mwz_metrics.interactive.chat.ChatClient` (the key, if the endpoint
-wants one, from ``MWZ_LLM_API_KEY`` or ``OPENAI_API_KEY``, never written anywhere). The model is prompted with the goal's
+hosted API...), through :class:`~mwz_metrics.interactive.chat.ChatClient`. The key, if the endpoint
+wants one, is never written anywhere: the run's (``MWZ_LLM_API_KEY`` or ``OPENAI_API_KEY``) where the
+endpoint is the run's ``--endpoint``, else the one in the variable ``--simulator-option api_key_env=VAR``
+names (see :mod:`~mwz_metrics.interactive.chat` for the rule). The model is prompted with the goal's
 crowd-worker messages (the instructions MultiWOZ's own users had) and rules for ending: when
 everything is done, or the system cannot help, it thanks the system, says goodbye and ends its
 message with ``[END]``; the session then ends after the system's answer (or at ``--max-turns``).
@@ -26,6 +28,7 @@ from mwz_metrics.interactive.acts import Act
 from mwz_metrics.interactive.chat import ChatClient
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.protocol import SystemTurn
+from mwz_metrics.interactive.secrets import redact_url
 from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
 from mwz_metrics.interactive.user.reader import ReaderContext, SystemActReader
 from mwz_metrics.interactive.user.tracker import GoalTracker, TrackedUser
@@ -143,17 +146,20 @@ class LLMFactory(SimulatorFactory):
         max_tokens: int | str = 120,
         timeout: float | str = 60.0,
         retries: int | str = 2,
+        api_key_env: str | None = None,
     ) -> None:
         if not endpoint or not model:
             raise ValueError("the llm simulator needs --endpoint URL and --model NAME")
         self.context = context
-        self.client = ChatClient(endpoint, model, timeout=float(timeout), retries=int(retries))
+        self.client = ChatClient(endpoint, model, timeout=float(timeout), retries=int(retries), api_key_env=api_key_env)
         self._options = {
-            "endpoint": endpoint,
+            "endpoint": redact_url(endpoint),  # what the signature names: no password, no key
             "model": model,
             "temperature": float(temperature),
             "max_tokens": int(max_tokens),
         }
+        if api_key_env is not None:  # where the key came from (a variable's name), as the system's options say
+            self._options["api_key_env"] = api_key_env
 
     def session(self, goal: UserGoal, rng: random.Random) -> LLMUser:
         """The model as ``goal``'s user."""
@@ -167,7 +173,7 @@ class LLMFactory(SimulatorFactory):
         )
 
     def options(self) -> Mapping[str, Any]:
-        """Endpoint, model and sampling."""
+        """Endpoint (as shown), model and sampling (and ``api_key_env``, where given)."""
         return dict(self._options)
 
 
