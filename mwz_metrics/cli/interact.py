@@ -245,7 +245,15 @@ def _keyed(options: dict[str, str], args: argparse.Namespace, flag: str) -> dict
 
 
 def _default_output(args: argparse.Namespace) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", args.system.rsplit("/", 1)[-1].removesuffix(".json"))
+    """``mwz-interact-SIMULATOR-SYSTEM.jsonl``, SYSTEM the last part of its path (a URL's query, which may
+    hold a key, never)."""
+    import urllib.parse
+
+    path = args.system
+    if path.startswith(("http://", "https://")):  # its path's last part, else its host (never user:password@)
+        url = urllib.parse.urlsplit(path)
+        path = url.path.rstrip("/") or url.hostname or "http"
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", path.rsplit("/", 1)[-1].removesuffix(".json"))
     return f"mwz-interact-{args.simulator}-{name}.jsonl"
 
 

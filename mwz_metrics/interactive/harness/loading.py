@@ -75,7 +75,7 @@ def load_system(
     """The system ``spec`` names (see the module docstring), made with ``options``; an HTTP system's
     answers are limited to ``max_bytes`` (default :data:`~mwz_metrics.interactive.chat.DEFAULT_MAX_BYTES`).
     What the system's code prints while it is imported and made is captured (:mod:`.capture`)."""
-    with capture.routed_output(), capture.printed_by(f"system {spec}"):
+    with capture.routed_output(), capture.printed_by(f"system {redact_url(spec)}"):
         return _load_system(spec, context, timeout=timeout, retries=retries, options=options, max_bytes=max_bytes)
 
 
@@ -115,8 +115,8 @@ def _load_system(
         return _python(spec, options)
     known = ", ".join(sorted(registry.systems))
     raise InputError(
-        f"--system {spec!r}: not a registered system ({known}), an http(s):// URL, a predictions file "
-        "or package.module:factory"
+        f"--system {redact_url(spec)!r}: not a registered system ({known}), an http(s):// URL, a predictions file "
+        f"or package.module:factory{registry.failure_note()}"
     )
 
 
@@ -139,7 +139,8 @@ def _made(make: Any, flag: str, refused: type[MwzError], *args: Any, **options: 
 
 def _no_options(spec: str, options: Mapping[str, str], what: str) -> None:
     if options:
-        raise InputError(f"--system {spec}: {what} takes no --system-option (got {', '.join(sorted(options))})")
+        shown = redact_url(spec)  # no password, no key in the line
+        raise InputError(f"--system {shown}: {what} takes no --system-option (got {', '.join(sorted(options))})")
 
 
 def _registered(spec: str, context: Any, options: dict[str, str], *, timeout: float, retries: int) -> LoadedSystem:
@@ -205,7 +206,8 @@ def load_profile(name: str, simulator: str = "agenda") -> Any:
 
     registry = get_registry()
     if name not in registry.profiles:
-        raise InputError(f"--profile {name!r}: not registered (known: {', '.join(sorted(registry.profiles))})")
+        known = ", ".join(sorted(registry.profiles))
+        raise InputError(f"--profile {name!r}: not registered (known: {known}){registry.failure_note()}")
     entry = registry.profiles[name]
     if simulator not in entry.simulators:
         raise InputError(
@@ -234,7 +236,8 @@ def load_simulator(
 
     registry = get_registry()
     if name not in registry.simulators:
-        raise InputError(f"--simulator {name!r}: not registered (known: {', '.join(sorted(registry.simulators))})")
+        known = ", ".join(sorted(registry.simulators))
+        raise InputError(f"--simulator {name!r}: not registered (known: {known}){registry.failure_note()}")
     entry = registry.simulators[name]
     make = _import(entry.loader, "simulator")
     extra = {"timeout": timeout, "retries": retries} if getattr(make, "takes_http_settings", False) else {}
