@@ -4,6 +4,12 @@ Each format carries the signature once: a last line (table, Markdown), a footnot
 ``#`` comment line (CSV), a key (JSON), the caption (HTML). Cells show the value, its 95%
 interval where one was bootstrapped, and ``*`` where a system differs from the baseline with
 p < 0.05.
+
+System labels come from the user (``-i NAME=PATH``) or from file names, so each format takes them as
+they come: a label is one line in every text format (a line break would end a Markdown row, a blank
+line a LaTeX paragraph inside the tabular), escaped for Markdown, LaTeX and HTML, and a CSV text cell
+that a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``, tab, carriage return, or their
+full-width forms first) starts with ``'`` (OWASP's rule for CSV injection); numbers stay numbers.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import csv
 import html
 import io
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -40,6 +47,15 @@ FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 SIGNIFICANT = 0.05
 # Columns where the lowest value is the best (bold in LaTeX), besides the registered metrics that say so.
 LOWER_IS_BETTER = frozenset({"interactive:turns"})
+
+
+# Whatever ends a line for str.splitlines: a label is shown on one line in every text format.
+_LINE_BREAKS = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+
+def _one_line(text: str) -> str:
+    """``text`` with each run of line breaks a space."""
+    return _LINE_BREAKS.sub(" ", text)
 
 
 def lower_is_better(comparison: Comparison) -> frozenset[str]:
@@ -214,7 +230,7 @@ def table(comparison: Comparison) -> str:
     """A fixed-width table for the terminal."""
     columns, cells = _cells(comparison)
     header = ["system", *(_label(c, comparison) for c in columns)]
-    body = [[name, *(_text(c) for c in row)] for name, row in zip(_names(comparison), cells)]
+    body = [[_one_line(name), *(_one_line(_text(c)) for c in row)] for name, row in zip(_names(comparison), cells)]
     if _has_warnings(comparison):
         header.append("warnings")
         for line, texts in zip(body, warnings_of(comparison).values()):
@@ -225,30 +241,43 @@ def table(comparison: Comparison) -> str:
         for line in [header, *body]
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join([*lines, "", _note(comparison), *_warning_lines(comparison), *_signature_text(comparison)])
+    notes = [_note(comparison), *_warning_lines(comparison), *_signature_text(comparison)]
+    return "\n".join([*lines, "", *map(_one_line, notes)])
 
 
 def markdown(comparison: Comparison) -> str:
     """A GitHub-flavoured Markdown table."""
     columns, cells = _cells(comparison)
     warned = _has_warnings(comparison)
+    labels = (_markdown_escape(_label(c, comparison)) for c in columns)
     lines = [
-        "| system | " + " | ".join(_label(c, comparison) for c in columns) + (" | warnings" if warned else "") + " |",
+        "| system | " + " | ".join(labels) + (" | warnings" if warned else "") + " |",
         "|---|" + "---:|" * (len(columns) + warned),
     ]
     for name, row, texts in zip(_names(comparison), cells, warnings_of(comparison).values()):
         count = f" | {len(texts)}" if warned else ""
-        lines.append(f"| {_markdown_escape(name)} | " + " | ".join(_text(c) for c in row) + count + " |")
+        lines.append(
+            f"| {_markdown_escape(name)} | " + " | ".join(_markdown_escape(_text(c)) for c in row) + count + " |"
+        )
     lines_of = signature_lines(comparison)
     signatures = [
-        f"Signature{'' if len(lines_of) == 1 else ' (' + ', '.join(systems) + ')'}: `{line}`"
+        _one_line(f"Signature{'' if len(lines_of) == 1 else ' (' + ', '.join(systems) + ')'}: `{line}`")
         for line, systems in lines_of
     ]
-    warnings = [f"- {line}" for line in _warning_lines(comparison)]
-    return "\n".join([*lines, "", _note(comparison) + ".", "", *warnings, *([""] if warnings else []), *signatures])
+    warnings = [f"- {_one_line(line)}" for line in _warning_lines(comparison)]
+    note = _one_line(_note(comparison)) + "."
+    return "\n".join([*lines, "", note, "", *warnings, *([""] if warnings else []), *signatures])
+
+
+# C0 controls and DEL: TeX ends the line at a carriage return (the rest of it lost), reads a form feed
+# as \par, refuses the others; a blank line (\n\n) is a \par, which ends a tabular with an error.
+_LATEX_CONTROLS = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]+")
 
 
 def _latex_escape(text: str) -> str:
+    """``text`` as LaTeX text: on one line (no paragraph break in a table), its special characters
+    escaped (``|`` kept: the signatures break after it)."""
+    text = _LATEX_CONTROLS.sub(" ", text)
     for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"), ("#", r"\#"), ("$", r"\$")):
         text = text.replace(a, b)
     for a, b in (("{", r"\{"), ("}", r"\}"), ("<", r"\textless{}"), (">", r"\textgreater{}")):
@@ -259,12 +288,12 @@ def _latex_escape(text: str) -> str:
 
 
 def _markdown_escape(text: str) -> str:
-    """``text`` in a Markdown table cell (a ``|`` would end the cell)."""
-    return text.replace("\\", "\\\\").replace("|", "\\|")
+    """``text`` in a Markdown table cell (a ``|`` would end the cell, a line break the row)."""
+    return _one_line(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _latex_code(line: str) -> str:
-    """A signature line as ``\texttt``, breakable after ``|`` and ``,`` (it is longer than a column)."""
+    """A signature line as ``\\texttt``, breakable after ``|`` and ``,`` (it is longer than a column)."""
     return r"\texttt{" + _latex_escape(line).replace("|", r"|\allowbreak{}").replace(",", r",\allowbreak{}") + "}"
 
 
@@ -340,11 +369,12 @@ CSV_FIELDS = ["system", "metric", "domain", "value", "ci_low", "ci_high", "p_val
 def csv_text(comparison: Comparison) -> str:
     """The tidy rows as CSV (system, metric, domain, value, ci_low, ci_high, p_value, any other field
     of the rows, then ``states``: gold or predicted, and ``warnings``: the system's count); each
-    signature line a ``#`` comment naming the systems it covers."""
+    signature line a ``#`` comment naming the systems it covers. A text cell a spreadsheet would take
+    for a formula starts with ``'`` (:func:`csv_cell`)."""
     out = io.StringIO()
     lines = signature_lines(comparison)
     for line, systems in lines:
-        out.write(f"# signature{'' if len(lines) == 1 else ' (' + ', '.join(systems) + ')'}: {line}\n")
+        out.write(_one_line(f"# signature{'' if len(lines) == 1 else ' (' + ', '.join(systems) + ')'}: {line}") + "\n")
     extra = [k for k in dict.fromkeys(k for row in comparison.rows for k in row) if k not in CSV_FIELDS]
     writer = csv.DictWriter(out, [*CSV_FIELDS, *extra, "states", "warnings"])
     writer.writeheader()
@@ -352,8 +382,28 @@ def csv_text(comparison: Comparison) -> str:
     counts = {s: len(texts) for s, texts in warnings_of(comparison).items()}
     for row in comparison.rows:
         states = "gold" if row["system"] in gold else "predicted"
-        writer.writerow({**row, "states": states, "warnings": counts.get(row["system"], 0)})
+        writer.writerow(csv_row({**row, "states": states, "warnings": counts.get(row["system"], 0)}))
     return out.getvalue()
+
+
+# OWASP's CSV injection rule: a cell starting with these is a formula to a spreadsheet (the full-width
+# forms too, which some spreadsheets fold to the ASCII ones).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` safe in a CSV cell: a text that a spreadsheet would take for a formula gets a leading
+    ``'`` (shown as text, the ``'`` hidden); numbers, and texts that are a plain number (``-1.5``), as
+    they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def csv_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Each cell of ``row`` through :func:`csv_cell` (for every CSV written of labels and values)."""
+    return {key: csv_cell(value) for key, value in row.items()}
 
 
 _STYLE = (
