@@ -35,3 +35,5 @@ def read_json(path: str | os.PathLike, what: str = "input") -> Any:
         raise InputError(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply to read (arrays or objects within each other)") from None
+    except ValueError as error:  # a number of more digits than Python converts (4300 by default)
+        raise InputError(f"{path}: not JSON that can be read ({str(error).split(';')[0]})") from None

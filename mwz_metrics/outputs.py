@@ -102,7 +102,6 @@ def atomic_file(
 
     real = real_path(path)
     try:
-        real.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
     except OSError as error:
         raise InputError(

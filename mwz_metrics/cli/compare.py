@@ -80,6 +80,7 @@ def _args(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Score the systems, print or write the comparison, the per-dialogue CSV and the plot."""
     from mwz_metrics.comparison import compare, published_systems, resolve_inputs
+    from mwz_metrics.comparison.formats import csv_row
 
     systems: dict[str, object] = dict(resolve_inputs(args.input))
     if args.published:
@@ -145,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             fields = list(dict.fromkeys(k for row in result.per_dialogue for k in row))
             writer = csv.DictWriter(f, fields)
             writer.writeheader()
-            writer.writerows(result.per_dialogue)
+            writer.writerows(csv_row(row) for row in result.per_dialogue)  # no cell starts a formula
     return 0
 
 

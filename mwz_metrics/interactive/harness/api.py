@@ -377,9 +377,14 @@ def load_sessions(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[st
         return None
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None  # the predictions reader says what is wrong with it
-    return export.sessions_of_export(data, str(path))
+    found = export.sessions_of_export(data, str(path))
+    if found is not None:
+        from mwz_metrics.inputs import read_json
+
+        read_json(path, "predictions")  # a dialogue given twice is refused (json.loads kept the last, silently)
+    return found
 
 
 def to_dataset(source: str | Path | Sequence[Mapping[str, Any]]):
