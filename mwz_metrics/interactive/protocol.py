@@ -22,7 +22,14 @@ predictions file::
     {"response": "[value_id] leaves at [value_leave] .",       # delexicalized or lexicalized
      "state": {"train": {"destination": "cambridge", ...}},     # optional: the belief state
      "active_domains": ["train"],                                # optional
-     "acts": [["inform", "train", "id", "TR1234"]]}              # optional: dialogue acts
+     "acts": [["inform", "train", "id", "TR1234"]],              # optional: dialogue acts
+     "trace": {"version": 1, "calls": [...], ...}}               # optional: how the turn was made
+
+``trace`` (optional, any JSON object of at most :data:`MAX_TRACE_BYTES` encoded) is kept in the session
+record beside the turn and never scored: what an agent looked up and got back, why its reply ended,
+what it cost (the ``llm`` system writes :data:`TRACE_VERSION`'s fields: ``calls``, each ``{"name",
+"arguments", "result"}``; ``finish_reason``; ``tokens``; ``warnings``). The viewer and ``--explain``
+show it.
 
 A system is anything with ``respond(request) -> turn`` (or a plain callable). It must not keep
 per-session state elsewhere than under :func:`session_key`: sessions run concurrently (``-j``).
@@ -54,6 +61,9 @@ END_REASONS = {
 # A response's text at most (characters; ``mwz interact --max-response-chars``): a MultiWOZ response
 # is about 80, a chatty model's a few hundred. Longer ends the session as ``malformed_response``.
 MAX_RESPONSE_CHARS = 10_000
+# A turn's ``trace`` at most (bytes of its JSON): a larger one is cut to ``{"version", "cut": true}``.
+MAX_TRACE_BYTES = 200_000
+TRACE_VERSION = 1  # the fields of the llm system's trace (see the module docstring)
 
 
 def session_id(dialogue_id: str, trial: int | None) -> str:
@@ -130,6 +140,7 @@ class SystemTurn:
     state: dict[str, dict[str, str]] | None = None
     active_domains: tuple[str, ...] | None = None
     acts: tuple[Act, ...] | None = None
+    trace: dict[str, Any] | None = None
 
     def prediction(self) -> dict[str, Any]:
         """The turn in mwzeval's predictions format (what ``mwz evaluate`` reads)."""
@@ -149,6 +160,8 @@ class SystemTurn:
             out["active_domains"] = list(self.active_domains)
         if self.acts is not None:
             out["acts"] = acts_json(self.acts)
+        if self.trace is not None:
+            out["trace"] = self.trace
         return out
 
 
@@ -168,7 +181,27 @@ def parse_system_turn(data: Any, dialogue_id: str, index: int, *, max_chars: int
             acts = tuple(parse_acts(data["acts"], f"dialogue {dialogue_id}, turn {index}: 'acts'"))
     except (InputError, ActError) as error:
         raise SessionEnd("malformed_response", str(error)) from None
-    return SystemTurn(turn.response, turn.state, turn.active_domains, acts)
+    return SystemTurn(turn.response, turn.state, turn.active_domains, acts, _trace(data, dialogue_id, index))
+
+
+def _trace(data: Any, dialogue_id: str, index: int) -> dict[str, Any] | None:
+    """A turn's ``trace``, copied (a JSON object of at most :data:`MAX_TRACE_BYTES`; larger: cut, saying so)."""
+    import json
+
+    trace = data.get("trace") if isinstance(data, Mapping) else None
+    if trace is None:
+        return None
+    if not isinstance(trace, Mapping):
+        raise SessionEnd("malformed_response", f"dialogue {dialogue_id}, turn {index}: 'trace' is not an object")
+    try:
+        encoded = json.dumps(trace, ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as error:
+        detail = f"dialogue {dialogue_id}, turn {index}: 'trace' is not JSON ({error})"
+        raise SessionEnd("malformed_response", detail) from None
+    if len(encoded) > MAX_TRACE_BYTES:
+        return {"version": trace.get("version"), "cut": True, "bytes": len(encoded)}
+    copied: dict[str, Any] = json.loads(encoded)
+    return copied
 
 
 @runtime_checkable

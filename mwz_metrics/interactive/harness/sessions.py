@@ -102,6 +102,8 @@ def _turn_problem(turn: Any, index: int, session: str) -> str | None:
         for name in ("acts", "read_acts"):
             if turn.get(name) is not None:
                 parse_acts(turn[name], f"field '{where}.{name}'")
+        if "trace" in turn and not isinstance(turn["trace"], dict):
+            return f"field '{where}.trace': not an object"
         if speaker == "system":
             shown = {k: turn[k] for k in ("state", "active_domains") if k in turn}
             read_turn(session, index, {"response": turn["text"], **shown})
