@@ -57,13 +57,20 @@ def is_secret_name(name: str) -> bool:
     return "".join(words) in _SECRET_NAMES or words[-1] in _SECRET_WORDS
 
 
+def _secret_parameters(text: str) -> Iterable[tuple[int, str, str]]:
+    """(index among the ``&`` pieces, name, value) of each parameter of a query (or fragment) whose name
+    is a secret's: URL syntax, read byte for byte (``urllib.parse.parse_qsl`` would re-encode the rest)."""
+    for index, piece in enumerate(text.split("&")):
+        name, sep, value = piece.partition("=")
+        if sep and value and is_secret_name(urllib.parse.unquote_plus(name)):
+            yield index, name, value
+
+
 def _redact_pairs(text: str) -> str:
     """``a=1&api_key=K`` -> ``a=1&api_key=***``; the pieces without a secret as they were."""
     pieces = text.split("&")
-    for index, piece in enumerate(pieces):
-        name, sep, value = piece.partition("=")
-        if sep and value and is_secret_name(urllib.parse.unquote_plus(name)):
-            pieces[index] = f"{name}={HIDDEN}"
+    for index, name, _ in _secret_parameters(text):
+        pieces[index] = f"{name}={HIDDEN}"
     return "&".join(pieces)
 
 
@@ -92,10 +99,7 @@ def url_secrets(url: str) -> list[str]:
     user, colon, password = userinfo.partition(":")
     found += [userinfo, password] if colon else [user]  # a user name alone may be the token
     for text in (parts.query, parts.fragment):
-        for piece in text.split("&"):
-            name, sep, value = piece.partition("=")
-            if sep and value and is_secret_name(urllib.parse.unquote_plus(name)):
-                found.append(value)
+        found += [value for _, _, value in _secret_parameters(text)]
     found += [urllib.parse.unquote_plus(s) for s in found]
     return [s for s in dict.fromkeys(found) if s]  # once each, in order
 
