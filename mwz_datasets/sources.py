@@ -285,6 +285,7 @@ def resolve(
                 target = _download_target(target)
                 _download(source, target)
             except OSError as error:  # URLError and TimeoutError among them
+                logger.warning("downloading %s failed (%s)", source.url, getattr(error, "reason", None) or error)
                 missing.append((source, [p for _, p in candidates], f"download failed: {error}"))
                 continue
             resolved[source.path] = ResolvedFile(source, target, "download", sha256_file(target), True)

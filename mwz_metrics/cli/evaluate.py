@@ -127,10 +127,14 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     predictions = None
     if args.oracle:
+        from mwz_metrics.inputs import InputError
         from mwz_metrics.multiwoz.testset import TestSet
 
         logger.info("building the MultiWOZ 2.2 test references")
         settings = settings.replace(test_set=TestSet(chain=args.chain, styles=args.styles, data_dir=args.data_dir))
+        truncated = settings.test_set.truncated("2.2")
+        if truncated:  # its oracle would score a handful of dialogues, confidently
+            raise InputError(f"--oracle: {truncated}")
         predictions = settings.test_set.oracle_predictions()  # scored on the same test set
     inputs = metric.MetricInputs(predictions=predictions, source=args.input, data_dir=args.data_dir, settings=settings)
     logger.info("evaluating")

@@ -269,7 +269,11 @@ class Evaluator:
         for style, per_dialogue in refs.items():
             missing = [k for k in hypotheses if k not in per_dialogue]
             if missing:
-                raise InputError(f"style {style}: no reference for {len(missing)} dialogue(s), e.g. {missing[:10]}")
+                truncated = self.testset.truncated("2.2") if style in self.testset.span_styles else None
+                fix = f": {truncated}; or leave BLEU of {style} out (--style, -s -r)" if truncated else ""
+                raise InputError(
+                    f"style {style}: no reference for {len(missing)} dialogue(s), e.g. {missing[:10]}{fix}"
+                )
             short = [k for k in hypotheses if len(per_dialogue[k]) < len(hypotheses[k])]
             if short:
                 raise InputError(

@@ -175,6 +175,23 @@ class TestSet:
         warning = UnknownPlaceholders.from_dict(self.multiwoz22["unknown_placeholders"]).as_warning()
         return {**warning, "in": "references"} if warning else None
 
+    def truncated(self, version: str) -> str | None:
+        """None for a loaded ``version`` ("2.1", "2.2") whose test split holds the release's dialogues; else
+        what to say about the local copy that does not (a truncated mirror, such as the Hub's dummy data,
+        gives confident scores of a few dialogues): where its files are, and the fix."""
+        from mwz_datasets.multiwoz_raw import TEST_DIALOGUES
+
+        held = len(self.multiwoz22["gold_states"] if version == "2.2" else self.multiwoz21["booked_domains"])
+        if held >= TEST_DIALOGUES:
+            return None
+        files = [f for path, f in sorted(self.resolved.items()) if self.resolved_for.get(path) == version]
+        where = ", ".join(sorted({f"{f.path.parent} ({f.origin})" for f in files})) or "a local copy"
+        return (
+            f"the MultiWOZ {version} test files at {where} hold {held} of the release's {TEST_DIALOGUES} test "
+            "dialogues (a truncated copy); point MWZ_MIRROR or --data-dir at a full copy, or unset MWZ_MIRROR "
+            "to download the pinned files"
+        )
+
     def oracle_predictions(self) -> dict[str, list[dict[str, str]]]:
         """The 2.2 test references as predictions (``mwz22`` delexicalization, no states)."""
         return {key: [{"response": r} for r in turns] for key, turns in self.multiwoz22["delexicalized"].items()}
