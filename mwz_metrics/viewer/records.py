@@ -3,25 +3,47 @@
 A run is a session file of ``mwz interact`` (or its ``--predictions`` export) scored as ``mwz interact
 --score-only`` scores it, so the page shows the same figures, per-domain outcomes and signature. A
 session's turns keep what a reader needs: the words as written and as mwzeval read them (delexicalized,
-where it rewrote them), the acts, the state's changes, the active domains. A system under test may send
-anything: every string is cut at :data:`MAX_TEXT` characters (the page says how many were left out), and
-the page escapes all of it (:mod:`.page`).
+where it rewrote them), the acts, the state's changes, the active domains, and the system's ``trace``
+where it sent one (:func:`trace_view`: its tool calls, each as one line with its result summarised and the
+result's JSON cut at :data:`MAX_RESULT` characters, at most :data:`MAX_CALLS` calls a turn; the finish
+reason, the warnings, the tokens). A session's tokens are its system's report (``system_report``, as
+``mwz interact`` counts them) or else the sum of its turns' traces, and the simulator's; a run's, the
+sum of its sessions'. A system under test may send anything: every string is cut at :data:`MAX_TEXT`
+characters (the page says how many were left out), and the page escapes all of it (:mod:`.page`).
 """
 
 from __future__ import annotations
 
+import math
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mwz_metrics.inputs import dialogue_key
-from mwz_metrics.interactive.scoring.explain import domain_verdicts, sides
+from mwz_metrics.interactive.protocol import MAX_TRACE_BYTES, TRACE_VERSION
+from mwz_metrics.interactive.scoring.explain import (
+    CALL_CHARS,
+    call_parts,
+    compact,
+    domain_verdicts,
+    result_text,
+    sides,
+    trace_calls,
+)
 from mwz_metrics.interactive.scoring.trials import figure_rows
 
 # A longer string is cut (a system may answer megabytes); the page says how many characters it left out.
 MAX_TEXT = 4000
 MAX_VALUE = 300  # a value in acts or a state
+# A turn's trace: its first MAX_CALLS tool calls are shown (the rest counted), each result's JSON cut at
+# MAX_RESULT characters beside its one-line summary (a lookup's result is about 1,000: its first venues);
+# MAX_WARNINGS warnings a turn. A run counts at most MAX_KINDS names of calls and of warnings (the rest: "other").
+MAX_CALLS = 20
+MAX_RESULT = 400
+MAX_WARNINGS = 20
+MAX_KINDS = 20
 
 # The run's figures the page shows, in the order of ``mwz interact``'s table.
 FIGURES = (
@@ -39,6 +61,7 @@ FIGURES = (
 # One turn as an array (positions the page's script reads; acts as "intent domain slot value" strings):
 # user:   ["u", text, acts]
 # system: ["s", text, delexicalized text or None (as written), acts, read acts or None, state changes, active]
+#         and, where the turn has a trace, its :func:`trace_view` as an eighth item
 USER, SYSTEM = "u", "s"
 
 
@@ -81,19 +104,152 @@ def turns(session: Mapping[str, Any], read: Sequence[str] | None) -> list[list[A
         delexicalized = read[index] if read is not None and index < len(read) else None
         if delexicalized == turn.get("text"):
             delexicalized = None
-        out.append(
-            [
-                SYSTEM,
-                cut(turn.get("text", "")),
-                None if delexicalized is None else cut(delexicalized),
-                _acts(turn.get("acts")),
-                None if turn.get("acts") is not None else _acts(turn.get("read_acts")),
-                state_changes(state, new_state),
-                [cut(d, MAX_VALUE) for d in turn.get("active_domains") or []],
-            ]
-        )
+        row: list[Any] = [
+            SYSTEM,
+            cut(turn.get("text", "")),
+            None if delexicalized is None else cut(delexicalized),
+            _acts(turn.get("acts")),
+            None if turn.get("acts") is not None else _acts(turn.get("read_acts")),
+            state_changes(state, new_state),
+            [cut(d, MAX_VALUE) for d in turn.get("active_domains") or []],
+        ]
+        if turn.get("trace") is not None:
+            row.append(trace_view(turn["trace"]))
+        out.append(row)
         state, index = new_state, index + 1
     return out
+
+
+def _tokens(tokens: Any) -> list[int] | None:
+    """``[prompt, completion]`` of a ``tokens`` object (a missing or unreadable count: 0; None: neither)."""
+    if not isinstance(tokens, Mapping):
+        return None
+    counts = [tokens.get("prompt"), tokens.get("completion")]
+    read = [
+        int(c) if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) and c >= 0 else None
+        for c in counts
+    ]
+    return None if read == [None, None] else [c or 0 for c in read]
+
+
+def _call_row(call: Mapping[str, Any]) -> list[Any]:
+    """``[name, arguments, result summarised, result's JSON cut or None, written as text]`` of one call (the
+    JSON only where the summary is not all of it)."""
+    domain, parts = call_parts(call.get("arguments"))
+    arguments = " ".join([*([domain] if domain is not None else []), *parts])
+    if "result" not in call:
+        summary, raw = "no result", None
+    else:
+        summary, raw = result_text(call["result"]), compact(call["result"])
+    return [
+        cut(compact(call.get("name", "?")), MAX_VALUE),
+        cut(arguments, CALL_CHARS),
+        cut(summary, CALL_CHARS),
+        None if raw is None or raw == summary else cut(raw, MAX_RESULT),
+        call.get("as_text") is True,
+    ]
+
+
+def trace_view(trace: Any) -> dict[str, Any]:
+    """A turn's trace as the page shows it: ``calls`` (:func:`_call_row`; ``more_calls`` past
+    :data:`MAX_CALLS`), ``finish`` (a finish reason other than "stop"), ``tokens`` ``[prompt, completion]``,
+    ``warnings``, and a ``note`` for a trace cut for its size, of another version or of no known field
+    (then ``raw``: its JSON cut)."""
+    if not isinstance(trace, Mapping):
+        return {"note": "a trace that is not an object", "raw": cut(compact(trace), MAX_RESULT)}
+    if trace.get("cut"):
+        size = trace.get("bytes")
+        size = f"{size:,}" if isinstance(size, int) and not isinstance(size, bool) else "?"
+        return {"note": f"trace cut: {size} bytes, over the limit of {MAX_TRACE_BYTES:,}"}
+    out: dict[str, Any] = {}
+    calls = list(trace_calls(trace))
+    if calls:
+        out["calls"] = [_call_row(call) for call in calls[:MAX_CALLS]]
+        if len(calls) > MAX_CALLS:
+            out["more_calls"] = len(calls) - MAX_CALLS
+    finish = trace.get("finish_reason")
+    if finish is not None and finish != "stop":
+        out["finish"] = cut(compact(finish), MAX_VALUE)
+    tokens = _tokens(trace.get("tokens"))
+    if tokens is not None:
+        out["tokens"] = tokens
+    warnings = trace.get("warnings")
+    if isinstance(warnings, list) and warnings:
+        out["warnings"] = [cut(compact(w), MAX_VALUE) for w in warnings[:MAX_WARNINGS]]
+        if len(warnings) > MAX_WARNINGS:
+            out["warnings"].append(f"… {len(warnings) - MAX_WARNINGS} more")
+    if "version" in trace and trace["version"] != TRACE_VERSION:
+        version = cut(compact(trace["version"]), 40)
+        out["note"] = f"trace version {version} (this page reads version {TRACE_VERSION}: its known fields shown)"
+    if not out.keys() - {"note"} and trace.keys() - {"version", "calls", "finish_reason", "tokens", "warnings"}:
+        out["raw"] = cut(compact(trace), MAX_RESULT)  # nothing known in it: what it holds
+    return out
+
+
+def session_tokens(session: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, list[int]]:
+    """``{"system": [prompt, completion], "simulator": [...]}``, the sides that reported tokens: the system's
+    from its report (``system_report``, as ``mwz interact`` counts them) or else summed over its traces."""
+    out: dict[str, list[int]] = {}
+    reported: Mapping[str, Any] = record["tokens"] if isinstance(record.get("tokens"), Mapping) else {}
+    for side in ("system", "simulator"):
+        if (tokens := _tokens(reported.get(side))) is not None:
+            out[side] = tokens
+    if "system" not in out:
+        traced = [_tokens(t["trace"].get("tokens")) for t in _traced(session)]
+        if any(t is not None for t in traced):
+            out["system"] = [sum(t[i] for t in traced if t is not None) for i in (0, 1)]
+    return out
+
+
+def _traced(session: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The session's system turns that carry a trace (an object)."""
+    return [
+        turn
+        for turn in session.get("turns") or ()
+        if isinstance(turn, Mapping) and turn.get("speaker") == "system" and isinstance(turn.get("trace"), Mapping)
+    ]
+
+
+def _top(counts: Counter[str]) -> dict[str, int]:
+    """The :data:`MAX_KINDS` most frequent of ``counts`` (names cut), the rest summed as "other"."""
+    top = counts.most_common(MAX_KINDS)
+    out = {cut(name, MAX_VALUE): n for name, n in top}
+    rest = sum(counts.values()) - sum(n for _, n in top)
+    if rest:
+        out["other"] = out.get("other", 0) + rest
+    return out
+
+
+def run_traces(sessions: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """What a run's traces hold, counted: turns with a trace, calls by name (``empty``: the lookups that
+    found nothing or failed), finish reasons other than "stop", warnings, cut traces (None: no trace)."""
+    turns = calls = cut_traces = 0
+    names: Counter[str] = Counter()
+    finishes: Counter[str] = Counter()
+    warnings: Counter[str] = Counter()
+    for session in sessions:
+        for turn in _traced(session):
+            trace = turn["trace"]
+            turns += 1
+            cut_traces += bool(trace.get("cut"))
+            for call in trace_calls(trace):
+                calls += 1
+                names[compact(call.get("name", "?"))] += 1
+            finish = trace.get("finish_reason")
+            if finish is not None and finish != "stop":
+                finishes[compact(finish)] += 1
+            if isinstance(trace.get("warnings"), list):
+                warnings.update(compact(w) for w in trace["warnings"])
+    if not turns:
+        return None
+    return {
+        "turns": turns,
+        "calls": calls,
+        "by_name": _top(names),
+        "finish": _top(finishes),
+        "warnings": _top(warnings),
+        "cut": cut_traces,
+    }
 
 
 def _domains(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -126,7 +282,8 @@ def session_row(session: Mapping[str, Any], record: Mapping[str, Any], read: Seq
         "book_rate": record.get("book_rate"),
         "domains": _domains(record),
         "sides": sides(record),
-        "verdicts": domain_verdicts(record),
+        "verdicts": [cut(v) for v in domain_verdicts(record, session)],
+        "tokens": session_tokens(session, record),
         "transcript": turns(session, read),
     }
 
@@ -166,6 +323,10 @@ def run_data(
         goals.setdefault(goal_key(session), goal_of(session))
         rows.append(session_row(session, record, read.get(dialogue_key(str(session["id"])))))
     system = config.get("system") or {}
+    tokens: dict[str, list[int]] = {}
+    for row in rows:
+        for side, counts in row["tokens"].items():
+            tokens[side] = [a + b for a, b in zip(tokens.get(side, [0, 0]), counts)]
     return {
         "name": Path(path).name,
         "path": str(path),
@@ -183,6 +344,8 @@ def run_data(
             cut(f"{w.get('kind')} x{w.get('count', 1)}: {w.get('effect', '')}") for w in result.get("warnings") or []
         ],
         "signature": cut(result["signature"]["line"]),
+        "tokens": tokens,
+        "traces": run_traces(sessions),
         "sessions": rows,
     }
 

@@ -8,13 +8,22 @@ something, or gave the domain up). Whose side a failure is on:
 - **simulator**: mwzeval counts the domain successful, yet the simulator lacked something or gave
   up (it misread the system, or the system gave what mwzeval checks but not the rest of the
   goal: the simulator's reasons say which), or the session ended on the simulator's error.
+
+Where the system's turns carry a ``trace`` (:mod:`mwz_metrics.interactive.protocol`: an agent's tool
+calls and their results), a failed domain's line also names the lookups of that domain that found
+nothing or failed ("looked up restaurant with area=cambridge, food=italian: 0 venues"), and the
+transcript shows each call under its turn. A trace is what the system sent: anything may be missing or
+of another type, and is shown as far as it is readable.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+
+from mwz_metrics.interactive.protocol import TRACE_VERSION
 
 _SYSTEM_ENDS = ("system_out_of_turns", "system_timeout", "system_error", "malformed_response")
 
@@ -68,8 +77,9 @@ def explain_order(record: Mapping[str, Any], trial: int | None = None) -> tuple:
     )
 
 
-def domain_verdicts(record: Mapping[str, Any]) -> list[str]:
-    """One line per failed goal domain: what failed and whose side it is on."""
+def domain_verdicts(record: Mapping[str, Any], session: Mapping[str, Any] | None = None) -> list[str]:
+    """One line per failed goal domain: what failed and whose side it is on; with the ``session``, the
+    lookups of the domain its system's trace shows finding nothing or failing (:func:`failed_lookups`)."""
     lines = []
     for domain, outcome in record["domains"].items():
         mwzeval_ok = _mwzeval_ok(outcome)
@@ -79,9 +89,11 @@ def domain_verdicts(record: Mapping[str, Any]) -> list[str]:
         if not mwzeval_ok:
             what = "Inform" if outcome.get("inform") is False else "Success"
             view = f"; the simulator: {lacked}" if lacked else "; the simulator was satisfied"
-            lines.append(f"{domain}: system's side: mwzeval's {what} fails{view}")
+            line = f"{domain}: system's side: mwzeval's {what} fails{view}"
         else:
-            lines.append(f"{domain}: simulator's side: mwzeval counts it, the simulator: {lacked}")
+            line = f"{domain}: simulator's side: mwzeval counts it, the simulator: {lacked}"
+        found = failed_lookups(session, domain) if session is not None else ""
+        lines.append(f"{line}; {found}" if found else line)
     reason = record.get("end")
     if reason in _SYSTEM_ENDS:
         lines.append(f"session: system's side: it ended with {reason}")
@@ -93,7 +105,8 @@ def domain_verdicts(record: Mapping[str, Any]) -> list[str]:
 
 
 def transcript(session: Mapping[str, Any]) -> list[str]:
-    """The session's turns, each with the acts the system sent (or the simulator read) and the user's."""
+    """The session's turns, each with the acts the system sent (or the simulator read) and the user's,
+    and a system turn's tool calls, finish reason (other than "stop") and warnings from its trace."""
     lines = []
     for turn in session["turns"]:
         speaker = "user  " if turn["speaker"] == "user" else "system"
@@ -102,6 +115,160 @@ def transcript(session: Mapping[str, Any]) -> list[str]:
         if acts:
             label = "read" if turn.get("acts") is None else "acts"
             lines.append(f"         {label}: " + "; ".join(" ".join(a) for a in acts))
+        lines.extend(f"         {line}" for line in trace_lines(turn.get("trace")))
+    return lines
+
+
+# -- a system turn's trace (see mwz_metrics.interactive.protocol) ---------------------------------------
+
+CALL_CHARS = 300  # a call as one line (its name, arguments and result) at most, in --explain and the page
+SHOWN_CALLS = 12  # a turn's calls --explain lists (the rest counted)
+SHOWN_LOOKUPS = 3  # a domain's failed lookups a verdict names (the rest counted)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` of at most ``limit`` characters (``…`` ends a cut one)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compact(value: Any) -> str:
+    """A value as one line: a string as it is, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):
+        return str(value)
+
+
+def trace_calls(trace: Any) -> Iterator[Mapping[str, Any]]:
+    """The tool calls of a trace (those that are objects; none in a cut trace or one without ``calls``)."""
+    calls = trace.get("calls") if isinstance(trace, Mapping) else None
+    if isinstance(calls, list):
+        yield from (call for call in calls if isinstance(call, Mapping))
+
+
+def call_parts(arguments: Any) -> tuple[str | None, list[str]]:
+    """A call's domain (None: none given as text) and its other arguments as ``slot=value``, the
+    ``constraints`` object of a lookup spread out (arguments sent as text that were not JSON: one part)."""
+    if not isinstance(arguments, Mapping):
+        return None, [] if arguments is None else [compact(arguments)]
+    domain = arguments.get("domain")
+    parts: list[str] = []
+    for key, value in arguments.items():
+        if key == "domain" and isinstance(value, str):
+            continue
+        if key == "constraints" and isinstance(value, Mapping):
+            parts.extend(f"{slot}={compact(v)}" for slot, v in value.items())
+        else:
+            parts.append(f"{key}={compact(value)}")
+    return (domain if isinstance(domain, str) else None), parts
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def result_text(result: Any) -> str:
+    """A tool result in a few words: ``0 venues``, ``2 venues: A, B``, ``booked: reference X``,
+    ``error: ...``; anything else as compact JSON."""
+    if isinstance(result, Mapping):
+        if result.get("booked") is True:
+            said = [f"{key} {compact(result[key])}" for key in ("reference", "car", "phone") if key in result]
+            return "booked" + (": " + ", ".join(said) if said else "")
+        error = result.get("error")
+        if error not in (None, "", False):
+            return ("not booked: " if result.get("booked") is False else "error: ") + compact(error)
+        if result.get("booked") is False:
+            return "not booked"
+        venues = result.get("venues")
+        count = _count(result.get("count"))
+        if count is None and isinstance(venues, list):
+            count = len(venues)
+        if count is not None:
+            names = [
+                compact(venue.get("name", venue.get("trainID")))
+                for venue in (venues if isinstance(venues, list) else [])
+                if isinstance(venue, Mapping) and ("name" in venue or "trainID" in venue)
+            ]
+            shown = ": " + ", ".join(names[:3]) + (", …" if len(names) > 3 else "") if names else ""
+            return f"{count} venue{'' if count == 1 else 's'}{shown}"
+    return compact(result)
+
+
+def call_text(call: Mapping[str, Any]) -> str:
+    """One call as a line: ``find_venues restaurant area=centre pricerange=cheap → 0 venues``."""
+    domain, parts = call_parts(call.get("arguments"))
+    words = " ".join([compact(call.get("name", "?")), *([domain] if domain is not None else []), *parts])
+    said = f"{words} → {result_text(call['result'])}" if "result" in call else f"{words} (no result)"
+    return said + (" (written as text)" if call.get("as_text") is True else "")
+
+
+def _verdict(call: Mapping[str, Any]) -> tuple[str, str | None]:
+    """What a call of a domain was ("looked up" or "tried to book") and, when it found nothing or failed
+    (no venue, an error, no booking), what it got (None: it found or booked something, or has no result)."""
+    result = call.get("result")
+    booking = call.get("name") == "book" or (isinstance(result, Mapping) and "booked" in result)
+    if booking:
+        failed = isinstance(result, Mapping) and result.get("booked") is not True
+        return "tried to book", result_text(result) if failed else None
+    if not isinstance(result, Mapping):
+        return "looked up", None
+    count = _count(result.get("count"))
+    empty = count == 0 or (count is None and result.get("venues") == [])
+    failed = empty or result.get("error") not in (None, "", False)
+    return "looked up", result_text(result) if failed else None
+
+
+def failed_lookups(session: Mapping[str, Any], domain: str) -> str:
+    """The lookups (and bookings) of ``domain`` the session's system traced as finding nothing or failing,
+    as one phrase ("looked up restaurant with area=cambridge, food=italian: 0 venues"), distinct ones in
+    the order made, at most :data:`SHOWN_LOOKUPS` (the rest counted); "" when there are none."""
+    failed: list[str] = []
+    found = 0
+    for turn in session.get("turns") or ():
+        if not isinstance(turn, Mapping) or turn.get("speaker") != "system":
+            continue
+        for call in trace_calls(turn.get("trace")):
+            called, parts = call_parts(call.get("arguments"))
+            if called is None or called.strip().lower() != domain.lower():
+                continue
+            kind, got = _verdict(call)
+            if got is None:
+                found += 1 if kind == "looked up" and "result" in call else 0
+                continue
+            text = f"{kind} {called} with {', '.join(parts)}: {got}" if parts else f"{kind} {called}: {got}"
+            if text not in failed:
+                failed.append(text)
+    if not failed:
+        return ""
+    shown = [shorten(text, CALL_CHARS) for text in failed[:SHOWN_LOOKUPS]]
+    more = f"; {len(failed) - SHOWN_LOOKUPS} more such calls" if len(failed) > SHOWN_LOOKUPS else ""
+    other = f" ({found} other lookup{'s' if found != 1 else ''} of {domain} found venues)" if found else ""
+    return "; ".join(shown) + more + other
+
+
+def trace_lines(trace: Any) -> list[str]:
+    """A system turn's trace in a few lines: each call (at most :data:`SHOWN_CALLS`), a finish reason other
+    than "stop", the warnings, a cut trace or another version said as such."""
+    if not isinstance(trace, Mapping):
+        return []
+    if trace.get("cut"):
+        return [f"trace: cut ({compact(trace.get('bytes', '?'))} bytes, over the limit)"]
+    lines = []
+    if "version" in trace and trace["version"] != TRACE_VERSION:
+        version = shorten(compact(trace["version"]), 40)
+        lines.append(f"trace: version {version} (this mwz-eval reads version {TRACE_VERSION}: its known fields shown)")
+    calls = list(trace_calls(trace))
+    lines.extend(f"call: {shorten(call_text(call), CALL_CHARS)}" for call in calls[:SHOWN_CALLS])
+    if len(calls) > SHOWN_CALLS:
+        lines.append(f"call: … {len(calls) - SHOWN_CALLS} more")
+    finish = trace.get("finish_reason")
+    if finish is not None and finish != "stop":
+        lines.append(f"finish: {shorten(compact(finish), 80)}")
+    warnings = trace.get("warnings")
+    if isinstance(warnings, list) and warnings:
+        lines.append(shorten("warnings: " + ", ".join(compact(w) for w in warnings), CALL_CHARS))
     return lines
 
 
@@ -125,7 +292,7 @@ def explain(sessions: Sequence[Mapping[str, Any]], per_session: Sequence[Mapping
             extra = f"; book {part['book']}" if part.get("book") else ""
             extra += f"; asks {', '.join(part['reqt'])}" if part.get("reqt") else ""
             out.append(f"  goal {part['domain']}: {wanted}{extra}")
-        out.extend(f"  -> {line}" for line in domain_verdicts(record))
+        out.extend(f"  -> {line}" for line in domain_verdicts(record, session))
         out.extend(transcript(session))
     return "\n".join(printable(line) for line in out)
 

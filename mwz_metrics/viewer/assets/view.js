@@ -43,6 +43,12 @@
   // a session's place: its goal and trial (a run of one trial per goal pairs with trial 0 of another)
   function keyOf(s) { return s.goal + "~" + (s.trial === null || s.trial === undefined ? 0 : s.trial); }
   function reasonOf(domain, givenUp) { return domain + ": " + givenUp.split(":")[0]; }
+  function grouped(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+  // tokens by side ({"system": [prompt, completion], ...}) as one line ("" when none was reported)
+  function tokensText(tokens) {
+    return Object.entries(tokens || {}).map(function (e) { return e[0] + " " + grouped(e[1][0]) + " prompt + " + grouped(e[1][1]) + " completion"; }).join("; ");
+  }
+  function countsText(counts, sign) { return Object.entries(counts || {}).map(function (e) { return e[0] + sign + e[1]; }).join(", "); }
 
   // -- the runs' figures and signatures --
   function figures() {
@@ -67,6 +73,18 @@
       ["Sessions", function (r) { return String(r.sessions.length); }],
       ["Trials", function (r) { return r.trials ? r.trials.per_goal + " per goal, " + r.trials.goals + " goals" : "1 per goal"; }],
     ];
+    // an agent's traces and tokens: rows only where some run has them
+    if (runs.some(function (r) { return r.traces || Object.keys(r.tokens || {}).length; })) lists.push(
+      ["Tokens", function (r) { return tokensText(r.tokens) || "none reported"; }],
+      ["Tool calls", function (r) { return r.traces ? grouped(r.traces.calls) + " in " + grouped(r.traces.turns) + " traced turns" + (r.traces.calls ? ": " + countsText(r.traces.by_name, " ") : "") : "no traces"; }],
+      ["Trace warnings", function (r) {
+        if (!r.traces) return "no traces";
+        const said = Object.entries(r.traces.warnings).map(function (e) { return e[0] + " \u00d7 " + e[1]; });
+        Object.entries(r.traces.finish).forEach(function (e) { said.push("finish " + e[0] + " \u00d7 " + e[1]); });
+        if (r.traces.cut) said.push(r.traces.cut + " traces cut");
+        return said.join(", ") || "none";
+      }],
+    );
     for (const [label, show] of lists) rows.push(el("tr", {}, el("th", {}, label), runs.map(function (r) { return el("td", {}, txt(show(r))); })));
     rows.push(el("tr", {}, el("th", {}, "Warnings"), runs.map(function (r) {
       return el("td", { class: "warn" }, r.warnings.length ? r.warnings.map(function (w) { return el("div", {}, txt(w)); }) : "none");
@@ -127,7 +145,10 @@
     let found = haystacks.get(s);
     if (found === undefined) {
       const goal = DATA.goals[s.goal] || { messages: [] };
-      found = [s.id, s.end, s.detail, goal.messages.join(" "), s.transcript.map(function (t) { return t[1] + " " + (t[0] === "s" && t[2] ? t[2] : ""); }).join(" ")].join("\n").toLowerCase();
+      found = [s.id, s.end, s.detail, goal.messages.join(" "), s.transcript.map(function (t) {
+        const calls = t[0] === "s" && t[7] && t[7].calls ? t[7].calls.map(function (c) { return c[0] + " " + c[1] + " " + c[2]; }).join(" ") : "";
+        return t[1] + " " + (t[0] === "s" && t[2] ? t[2] : "") + " " + calls;
+      }).join(" ")].join("\n").toLowerCase();
       haystacks.set(s, found);
     }
     return found;
@@ -217,11 +238,37 @@
       return el("span", { class: "act" }, txt(shown));
     }));
   }
+  // a system turn's trace: one line saying what it holds (calls and what they got, tokens, finish, warnings),
+  // opened for each call's arguments and result
+  function trace(t) {
+    if (!t) return null;
+    const calls = t.calls || [];
+    const said = [];
+    if (calls.length) {
+      said.push(calls.slice(0, 3).map(function (c) { return c[0] + " \u2192 " + c[2]; }).join("; ") + (calls.length > 3 || t.more_calls ? "; +" + (calls.length - 3 + (t.more_calls || 0)) + " more calls" : ""));
+    }
+    if (t.tokens) said.push(grouped(t.tokens[0]) + " + " + grouped(t.tokens[1]) + " tokens");
+    if (t.finish) said.push("finish: " + t.finish);
+    if (t.warnings && t.warnings.length) said.push("\u26a0 " + t.warnings.join(", "));
+    if (t.note) said.push(t.note);
+    const warned = Boolean(t.finish || (t.warnings && t.warnings.length) || t.note);
+    return el("details", { class: "trace" + (warned ? " warned" : "") },
+      el("summary", {}, el("span", { class: "label" }, (calls.length ? calls.length + (t.more_calls || 0) + " tool call" + (calls.length + (t.more_calls || 0) === 1 ? "" : "s") : "trace") + ": "), txt(said.join(" \u00b7 ") || "nothing recorded")),
+      calls.map(function (c) {
+        return el("div", { class: "call" }, el("code", {}, txt(c[0] + (c[1] ? " " + c[1] : ""))), " \u2192 ", el("b", {}, txt(c[2])),
+          c[4] ? el("span", { class: "label" }, " (written as text)") : null,
+          c[3] === null ? null : el("code", { class: "result" }, txt(c[3])));
+      }),
+      t.more_calls ? el("div", { class: "label" }, t.more_calls + " more calls not shown") : null,
+      t.tokens ? el("div", {}, el("span", { class: "label" }, "tokens "), grouped(t.tokens[0]) + " prompt + " + grouped(t.tokens[1]) + " completion") : null,
+      t.raw ? el("code", { class: "result" }, txt(t.raw)) : null);
+  }
   function transcript(s) {
     return s.transcript.map(function (t) {
       if (t[0] === "u") return el("div", { class: "turn user" }, el("div", { class: "who" }, "user"), el("div", { class: "text" }, txt(t[1])), acts(t[2], "acts"));
-      const [, text, delexicalized, sent, read, state, active] = t;
+      const [, text, delexicalized, sent, read, state, active, traced] = t;
       return el("div", { class: "turn system" }, el("div", { class: "who" }, "system"), el("div", { class: "text" }, txt(text)),
+        trace(traced),
         delexicalized === null ? null : el("div", { class: "read" }, el("span", { class: "label" }, "as mwzeval read it: "), txt(delexicalized)),
         acts(sent, "acts"), acts(read, "read by the simulator"), changes(state),
         active && active.length ? el("div", { class: "state" }, el("span", { class: "label" }, "active "), txt(active.join(", "))) : null);
@@ -240,6 +287,7 @@
     return el("div", { class: "column", "data-run": run.name },
       el("h3", {}, txt(run.name + " (" + run.simulator + " \u2192 " + run.system + ")")),
       el("div", {}, "Inform ", flag(s.inform === null ? null : s.inform > 0), ", Success ", flag(s.success === null ? null : s.success > 0), ", complete ", flag(s.complete === null ? null : s.complete > 0), ", " + s.turns + " turns, ended ", txt(s.end + (s.detail ? " (" + s.detail + ")" : ""))),
+      tokensText(s.tokens) ? el("div", { class: "tokens" }, el("span", { class: "label" }, "tokens "), txt(tokensText(s.tokens))) : null,
       verdictTable(s),
       s.verdicts.length ? el("ul", { class: "verdicts" }, s.verdicts.map(function (v) { return el("li", {}, txt(v)); })) : null,
       el("div", { class: "transcript" }, transcript(s)));
