@@ -114,14 +114,17 @@ def _reference_files(values: list[str]) -> dict[str, str]:
 )
 def run(args: argparse.Namespace) -> int:
     """Score one system (or the oracle) with the metrics asked for and print the table or JSON."""
-    from mwz_metrics import metric
-    from mwz_metrics.interactive.harness.api import load_sessions
+    from mwz_metrics import file_kinds, metric
     from mwz_metrics.outputs import check_outputs
 
     check_outputs([args.input], [("-o", args.output)])
-    sessions = load_sessions(args.input) if args.input else None
-    if sessions is not None:  # a session file, or its export as predictions
-        return _sessions(args, *sessions)
+    if args.input and file_kinds.holds_sessions(args.input):  # only then the interactive room is imported
+        from mwz_metrics.interactive.harness.api import load_sessions
+
+        sessions = load_sessions(args.input)
+        if sessions is not None:  # a session file, or its export as predictions
+            logger.info("%s holds the sessions of an interactive run: scored as mwz interact scores them", args.input)
+            return _sessions(args, *sessions)
     loaded = metric.load_all(metric.with_defaults(metric_flags.requests(args)))  # mwzeval's three by default
     settings = evaluator_options(args).replace(per_dialogue=args.per_dialogue)
     started = time.perf_counter()

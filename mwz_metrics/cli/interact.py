@@ -18,7 +18,6 @@ from typing import Any
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS
-from mwz_metrics.interactive.protocol import FAILED_ENDS
 
 logger = logging.getLogger("mwz.interact")
 
@@ -309,7 +308,9 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         ("turns (successful)", "turns_successful"),
     ]
     for label, key in rows:
-        if key in result:
+        if key == "book_rate" and key in result and result[key] is None:  # no goal books: none, never 0.0
+            lines.append(f"{label:20}{'n/a':>8}  (no goal books)")
+        elif key in result:
             lines.append(f"{label:20}{_cell(result[key], ci.get(key), 1, resampled and key in ci)}")
     for name, shown in (result.get("metrics") or {}).items():  # the registered metrics asked for
         label = name + ("" if shown["higher_is_better"] else " (lower)")
@@ -334,6 +335,8 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
             f"cost: {cost['total']:.4f} at {cost['prompt_per_million']:g}/{cost['completion_per_million']:g} per million tokens"
         )
     lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in result["end_reasons"].items()))
+    from mwz_metrics.interactive.protocol import FAILED_ENDS  # here: every mwz command imports this module
+
     if result["end_reasons"] and set(result["end_reasons"]) <= FAILED_ENDS:
         lines.append("every session failed: the figures above measure no dialogue (see the end reasons)")
     infrastructure = result.get("infrastructure")
@@ -345,6 +348,8 @@ def table(result: dict[str, Any], config: dict[str, Any]) -> str:
         lines.append("simulator gave up: " + ", ".join(f"{k} x {v}" for k, v in result["give_ups"].items()))
     if result.get("system_failures"):
         lines.append("system failures: " + ", ".join(f"{k} {v}" for k, v in result["system_failures"].items()))
+    if result.get("system_warnings"):  # an LLM system's replies: empty, cut, tool calls as text...
+        lines.append("system warnings: " + ", ".join(f"{k} {v}" for k, v in result["system_warnings"].items()))
     for warning in result.get("warnings", []):
         lines.append(f"warning: {warning['kind']} x{warning.get('count', 1)}: {warning.get('effect', '')}")
     lines.append(f"signature: {result['signature']['line']}")

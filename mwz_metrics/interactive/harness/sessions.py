@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics import outputs
+from mwz_metrics.file_kinds import SESSIONS_FORMAT, is_session_file
 from mwz_metrics.inputs import InputError, read_turn
 from mwz_metrics.interactive.acts import ActError, parse_acts
 from mwz_metrics.interactive.protocol import END_REASONS, parse_session_id
 
 logger = logging.getLogger(__name__)
 
-FORMAT = "mwz-interact-sessions"
+FORMAT = SESSIONS_FORMAT
 FORMAT_VERSION = 1
 RESUMED = "resumed"  # the key of a line that records a resumption (not a session)
 
@@ -279,13 +280,8 @@ def drop_sessions(path: str | os.PathLike, keys: set[Hashable]) -> None:
 
 
 def looks_like_session_file(path: str | os.PathLike) -> bool:
-    """Whether a file starts with a session-file header."""
-    try:
-        with open(path, "rb") as f:
-            first = f.readline(1 << 16)
-        return json.loads(first).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return False
+    """Whether a file starts with a session-file header (:func:`mwz_metrics.file_kinds.is_session_file`)."""
+    return is_session_file(path)
 
 
 # -- one writer per file ---------------------------------------------------------------------

@@ -14,8 +14,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from mwz_metrics.file_kinds import EXPORT_KEY
+
 _PREDICTION_KEYS = ("state", "active_domains")
-EXPORT_KEY = "mwz"  # per system turn of an export: what mwzeval's keys do not hold
 
 
 def system_turns(session: Mapping[str, Any]) -> list[Mapping[str, Any]]:
