@@ -92,7 +92,10 @@ def test_every_format_carries_the_numbers_and_the_signature_once(scored):
         text = render(comparison, fmt)
         if fmt == "latex":  # as LaTeX writes it, breakable
             text = text.replace(r"\allowbreak{}", "").replace(r"\_", "_")
-        if fmt != "json":  # each line once, labelled with the systems it covers
+        if fmt == "csv":  # a column: each row the line of its system (no leading comment line)
+            for row in csv.DictReader(io.StringIO(text)):
+                assert [row["signature"]] == [each for each, systems in lines_of.items() if row["system"] in systems]
+        elif fmt != "json":  # each line once, labelled with the systems it covers
             for each, systems in lines_of.items():
                 assert text.count(each) == 1, fmt
                 assert ", ".join(systems) in text, fmt
@@ -354,8 +357,10 @@ def test_compare_cli_with_runs_warnings_vector_plot_and_replay_bleu(tmp_path, sy
     assert {r["warnings"] for r in rows if r["system"] == "replay"} != {"0"}
     assert (tmp_path / "plot.pdf").read_bytes()[:5] == b"%PDF-"
     table = call("compare", *common, "--plot", str(tmp_path / "plot.svg"))
-    header = table.stdout.splitlines()[0]
-    assert header.split()[-1] == "warnings" and "hdsa (gold states)" in table.stdout
+    # the table in blocks of at most 120 columns, each with its header: the warnings the last column
+    headers = [line for line in table.stdout.splitlines() if line.startswith("system ")]
+    assert headers[-1].split()[-1] == "warnings" and "hdsa (gold states)" in table.stdout
+    assert max(map(len, table.stdout.splitlines())) <= 120
     assert "warnings of replay: " in table.stdout
     svg = (tmp_path / "plot.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg

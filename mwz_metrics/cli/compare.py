@@ -134,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
     from mwz_metrics.comparison.formats import render
 
     views = _views(args, {n: systems[n] for n in result.settings.get("interactive") or {}})
-    text = render(result, args.format, image, views)
+    # printed, the table's signatures are shortened (whole in a file, and in --format json)
+    text = render(result, args.format, image, views, terminal=not args.output)
     if args.output:
         # a system's name may hold what no UTF-8 spells (a lone surrogate from its JSON): an escape (UNSPELLABLE)
         with output_file(args.output, encoding="utf-8", log=logger) as f:

@@ -1,9 +1,18 @@
 """The comparison as a terminal table, Markdown, LaTeX (booktabs), CSV, JSON or one HTML file.
 
-Each format carries the signature once: a last line (table, Markdown), a footnote (LaTeX), a
-``#`` comment line (CSV), a key (JSON), the caption (HTML). Cells show the value, its 95%
-interval where one was bootstrapped, and ``*`` where a system differs from the baseline with
+Each format carries the signature: a last line (table, Markdown), a footnote (LaTeX), a column
+(CSV: each row the lines of its system), a key (JSON), the caption (HTML). Cells show the value, its
+95% interval where one was bootstrapped, and ``*`` where a system differs from the baseline with
 p < 0.05.
+
+Reports are usable as they come: the terminal table fits :data:`WIDTH` columns (the metrics in
+blocks, one metric group to a block where it fits, each block with the systems as rows; the notes
+wrapped at their clauses; printed to a terminal, the signatures shortened in the middle with where
+to find them whole); the CSV is one header line and one row per system, metric and domain (a plain
+``pandas.read_csv``); a LaTeX table of more than :data:`LATEX_NARROW` metrics is a two-column
+``table*``; a run of several trials is labelled ``[G goals x T trials]``, a system with fewer
+dialogues than the others ``[N dialogues]``, in every format and the plot; ``--plan``'s verdict is on
+lines of its own.
 
 System labels come from the user (``-i NAME=PATH``) or from file names, so each format takes them as
 they come: a label is one line in every text format (a line break would end a Markdown row, a blank
@@ -100,13 +109,34 @@ def _text(row: dict[str, Any], interval: bool = True) -> str:
     return text
 
 
-def _names(comparison: Comparison) -> list[str]:
-    """System labels: the baseline marked, interactive runs named, a system with fewer dialogues than
-    the others given its count."""
+def trials_of(comparison: Comparison) -> dict[str, dict[str, int]]:
+    """Each interactive run of several trials per goal: ``{"goals": G, "trials": T}``."""
+    return dict(comparison.settings.get("trials_of") or {})
+
+
+def size_marks(comparison: Comparison) -> dict[str, str]:
+    """What a system's label says of its size: ``[G goals x T trials]`` for a run of several trials
+    (always: its figures are over G goals, not G x T dialogues), ``[N dialogues]`` for a system with
+    fewer than the largest of the others (a run counted by its goals); none for the others."""
     settings = comparison.settings
-    interactive = settings.get("interactive", {})
     counts = settings.get("dialogues_of", {})
-    most = max(counts.values(), default=0)
+    trials = trials_of(comparison)
+    sizes = {s: trials[s]["goals"] if s in trials else counts.get(s, 0) for s in comparison.systems}
+    most = max(sizes.values(), default=0)
+    marks = {}
+    for s in comparison.systems:
+        if s in trials:
+            marks[s] = f"[{trials[s]['goals']} goals x {trials[s]['trials']} trials]"
+        elif 0 < sizes[s] < most:
+            marks[s] = f"[{sizes[s]} dialogues]"
+    return marks
+
+
+def _names(comparison: Comparison) -> list[str]:
+    """System labels: the baseline marked, interactive runs named, a run of several trials given its
+    goals x trials, a system with fewer dialogues than the others given its count."""
+    interactive = comparison.settings.get("interactive", {})
+    marks = size_marks(comparison)
     names = []
     for s in comparison.systems:
         name = s + (" (baseline)" if s == comparison.baseline else "")
@@ -114,8 +144,8 @@ def _names(comparison: Comparison) -> list[str]:
             name += f" ({GOLD_STATES})"
         if s in interactive:
             name += f" (interactive: {interactive[s]})"
-        if s in counts and 0 < counts[s] < most:
-            name += f" [{counts[s]} dialogues]"
+        if s in marks:
+            name += f" {marks[s]}"
         names.append(name)
     return names
 
@@ -151,40 +181,48 @@ def _has_warnings(comparison: Comparison) -> bool:
 
 
 def _note(comparison: Comparison) -> str:
+    """The legend in one line (its clauses joined by ``; ``)."""
+    return "; ".join(_legend(comparison))
+
+
+def _legend(comparison: Comparison) -> list[str]:
+    """The legend's clauses: the intervals, the p-values, directions, interactive runs, gold states
+    (``--plan``'s verdict is :func:`_pair_notes`, apart)."""
     settings = comparison.settings
     counts = {n: c for n, c in settings.get("dialogues_of", {}).items() if n not in settings.get("interactive", {})}
     distinct = set(counts.values())
     over = f"{distinct.pop()} dialogues" if len(distinct) == 1 else "each system's own dialogues"
     if settings.get("common_dialogues"):
         over += ", those every system has (--common-dialogues)"
-    note = (
+    clauses = [
         f"[low, high]: 95% bootstrap interval over {over} "
         f"({settings.get('resamples')} resamples, seed {settings.get('seed')})"
-    )
+    ]
     if comparison.baseline:
-        note += f"; *: p < {SIGNIFICANT} against {comparison.baseline}, paired over the dialogues both have"
+        clause = f"*: p < {SIGNIFICANT} against {comparison.baseline}, paired over the dialogues both have"
         paired = sorted({r["paired_dialogues"] for r in comparison.rows if r.get("paired_dialogues") is not None})
         if paired:
-            note += f" ({PAIRED_MARK}: {', '.join(map(str, paired))} of them, fewer than the system's own)"
+            clause += f" ({PAIRED_MARK}: {', '.join(map(str, paired))} of them, fewer than the system's own)"
+        clauses.append(clause)
     for name, shown in (settings.get("metrics") or {}).items():
         if not shown["higher_is_better"] and any(r["metric"] == name for r in comparison.rows):
-            note += f"; {name.capitalize()}: {shown['label']}, lower is better"
+            clauses.append(f"{name.capitalize()}: {shown['label']}, lower is better")
     if settings.get("interactive"):
-        note += "; interactive runs: intervals resample each run's own goals (a goal's trials together)"
-        note += "".join(f"; {line}" for line in _pair_notes(settings.get("interactive_pairs") or {}))
+        clauses.append("interactive runs: intervals resample each run's own goals (a goal's trials together)")
     gold = [s for s in comparison.systems if s in gold_states(comparison)]
     if gold:
-        note += (
-            f"; {GOLD_STATES}: Inform/Success of {', '.join(gold)} read MultiWOZ 2.2's gold belief states "
+        clauses.append(
+            f"{GOLD_STATES}: Inform/Success of {', '.join(gold)} read MultiWOZ 2.2's gold belief states "
             "(the system predicts none), an easier setting than the others'"
         )
-    return note
+    return clauses
 
 
-def _pair_notes(pairs: dict[str, Any]) -> list[str]:
-    """Each interactive run against the baseline run: differences, p-values, the detectable difference."""
+def _pair_notes(comparison: Comparison) -> list[list[str]]:
+    """Each interactive run against the baseline run (``--plan``'s verdict), as its parts: the
+    differences and p-values, the detectable difference, the goals x trials a difference needs."""
     out = []
-    for name, pair in pairs.items():
+    for name, pair in (comparison.settings.get("interactive_pairs") or {}).items():
         parts = []
         for metric in ("success", "inform"):
             if metric in pair:
@@ -194,20 +232,23 @@ def _pair_notes(pairs: dict[str, Any]) -> list[str]:
                 parts.append(shown)
         success = pair.get("success") or {}
         line = f"{name} - {pair['baseline']}, paired by {pair['paired_by']} over {success.get('goals', 0)} goals: "
-        line += ", ".join(parts)
+        lines = [line + ", ".join(parts)]
         if "detectable" in success:
-            line += (
-                f"; smallest Success difference detectable at this size (80% power, alpha 0.05, paired variance): "
+            line = (
+                f"smallest Success difference detectable at this size (80% power, alpha 0.05, paired variance): "
                 f"{success['detectable']:.1f}"
             )
             if success["below_detectable"]:
                 line += f" ({success['difference']:+.1f} is below it: not a detectable difference)"
+            lines.append(line)
         if success.get("plan"):
             needs = ", ".join(
                 f"{r['goals']} goals x {r['trials']} trials" for r in success["plan"]["needs"] if r["goals"]
             )
-            line += f"; to detect {success['plan']['difference']:g} points: {needs or 'the pilot has no variance to plan from'}"
-        out.append(line)
+            lines.append(
+                f"to detect {success['plan']['difference']:g} points: {needs or 'the pilot has no variance to plan from'}"
+            )
+        out.append(lines)
     return out
 
 
@@ -226,23 +267,163 @@ def _signature_text(comparison: Comparison) -> list[str]:
     return [f"signature ({', '.join(systems)}): {line}" for line, systems in lines]
 
 
-def table(comparison: Comparison) -> str:
-    """A fixed-width table for the terminal."""
+WIDTH = 120  # the terminal table's width, notes and signatures included
+NAME_WIDTH = 60  # a longer system label wraps onto lines of its own in the terminal table
+SHORT_SIGNATURE = 100  # a signature's characters in the terminal: its start and its end
+FULL_SIGNATURE = "(signatures shortened; in full: --format json, or -o FILE)"
+
+
+def _short_signature(line: str, width: int = SHORT_SIGNATURE) -> str:
+    """A signature line in ``width`` characters: its start (the version and the metric, up to the
+    second ``|``) and its end (the options, where two lines usually differ) from a field or an item
+    on, ``...`` between."""
+    if len(line) <= width:
+        return line
+    fields = line.split("|")
+    head = "|".join(fields[:2]) + "|"
+    if len(fields) < 3 or len(head) > (width - 3) // 2:
+        head = line[: (width - 3) * 2 // 5]
+    tail = line[len(line) - (width - 3 - len(head)) :]
+    start = min((i for i in (tail.find("|"), tail.find(",")) if 0 <= i < 20), default=-1)
+    return head + "..." + tail[start + 1 :]
+
+
+# where a line breaks, best first: after a clause (;), after an item (,), between words
+_BREAKS = (re.compile(r"(?<=;) "), re.compile(r"(?<=,) "), re.compile(" "))
+# a system's label: before a part in brackets (" (baseline)", " [3 goals x 2 trials]"), else between words
+_NAME_BREAKS = (re.compile(r" (?=[(\[])"), re.compile(" "))
+
+
+def _pack(text: str, first: int, rest: int, breaks: tuple[re.Pattern[str], ...] = _BREAKS) -> list[str]:
+    """``text`` in lines of ``first`` characters, then ``rest``: pieces at the first of ``breaks`` that
+    it holds, as many to a line as fit, a piece too long for a line broken at the next; a word longer
+    than a line cut."""
+    if len(text) <= first:
+        return [text]
+    if not breaks:
+        return [text[:first], *(text[i : i + rest] for i in range(first, len(text), rest))]
+    lines: list[str] = []
+    line = ""
+    for piece in breaks[0].split(text):
+        room = rest if lines else first
+        if line and len(line) + 1 + len(piece) <= room:
+            line += " " + piece
+            continue
+        if line:
+            lines.append(line)
+            room = rest
+        packed = _pack(piece, room, rest, breaks[1:])
+        lines += packed[:-1]
+        line = packed[-1]
+    return [*lines, line]
+
+
+def _wrap(
+    text: str, width: int = WIDTH, indent: str = "  ", breaks: tuple[re.Pattern[str], ...] = _BREAKS
+) -> list[str]:
+    """``text`` on one line or more of at most ``width`` characters, broken after a ``;`` where it can,
+    else after a ``,``, else between words (or at ``breaks``); the lines after the first indented."""
+    first, *rest = (line.rstrip() for line in _pack(_one_line(text), width, width - len(indent), breaks))
+    return [first, *(indent + line for line in rest)]
+
+
+def _group(metric: str) -> str:
+    """The metric's group in the terminal table: Inform and Success together, else its kind."""
+    kind = metric.partition(":")[0]
+    return "rates" if kind in ("inform", "success") else kind
+
+
+def _blocks(columns: list[tuple[str, list[str], str]], room: int) -> list[list[tuple[str, list[str], str]]]:
+    """The columns (header, cells, group) in blocks of at most ``room`` characters each (two between
+    columns): a group joins the block before it where it fits, else starts a block, and a group wider
+    than a block fills blocks of its own."""
+    blocks: list[list[tuple[str, list[str], str]]] = [[]]
+
+    def width(column: tuple[str, list[str], str]) -> int:
+        return 2 + max(len(column[0]), *map(len, column[1]))
+
+    groups: list[list[tuple[str, list[str], str]]] = []
+    for column in columns:
+        if groups and groups[-1][0][2] == column[2]:
+            groups[-1].append(column)
+        else:
+            groups.append([column])
+    for group in groups:
+        used = sum(map(width, blocks[-1]))
+        if used + sum(map(width, group)) <= room:
+            blocks[-1] += group
+            continue
+        if blocks[-1]:
+            blocks.append([])
+        for column in group:
+            if blocks[-1] and sum(map(width, blocks[-1])) + width(column) > room:
+                blocks.append([])
+            blocks[-1].append(column)
+    return blocks
+
+
+def _signature_lines_for_terminal(comparison: Comparison, width: int) -> list[str]:
+    """Each signature line labelled with the systems it covers, in ``width`` characters (shortened in
+    the middle), and where to read them whole."""
+    lines = signature_lines(comparison)
+    out = []
+    short = False
+    for line, systems in lines:
+        line = _one_line(line)
+        label = "signature: " if len(lines) == 1 else _one_line(f"signature ({', '.join(systems)}): ")
+        shown = _short_signature(line, min(SHORT_SIGNATURE, width - len(label)))
+        if width - len(label) < 40:  # many systems: the label, then the signature under it
+            out += _wrap(label.rstrip(), width)
+            shown = _short_signature(line, min(SHORT_SIGNATURE, width - 2))
+            out.append("  " + shown)
+        else:
+            out.append(label + shown)
+        short = short or shown != line
+    return [*out, *([FULL_SIGNATURE] if short else [])]
+
+
+def table(comparison: Comparison, *, width: int = WIDTH, terminal: bool = False) -> str:
+    """A fixed-width table in ``width`` columns: the systems as rows, the metrics in blocks (one metric
+    group to a block where it fits, the system column repeated), then the legend, ``--plan``'s verdict
+    and the warnings on lines of their own, wrapped, and the signatures; ``terminal``: each signature
+    shortened in the middle, with where to read it whole (``--format json``, ``-o FILE``)."""
     columns, cells = _cells(comparison)
-    header = ["system", *(_label(c, comparison) for c in columns)]
-    body = [[_one_line(name), *(_one_line(_text(c)) for c in row)] for name, row in zip(_names(comparison), cells)]
-    if _has_warnings(comparison):
-        header.append("warnings")
-        for line, texts in zip(body, warnings_of(comparison).values()):
-            line.append(str(len(texts)))
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
-        for line in [header, *body]
+    names = [_wrap(name, NAME_WIDTH, breaks=_NAME_BREAKS) for name in _names(comparison)]
+    shown = [
+        (_one_line(_label(metric, comparison)), [_one_line(_text(row[j])) for row in cells], _group(metric))
+        for j, metric in enumerate(columns)
     ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    notes = [_note(comparison), *_warning_lines(comparison), *_signature_text(comparison)]
-    return "\n".join([*lines, "", *map(_one_line, notes)])
+    if _has_warnings(comparison):
+        shown.append(("warnings", [str(len(texts)) for texts in warnings_of(comparison).values()], "warnings"))
+    name_width = max(len("system"), *(len(line) for name in names for line in name))
+    lines: list[str] = []
+    for block in _blocks(shown, width - name_width):
+        header = ["system", *(column[0] for column in block)]
+        body = []
+        for i, (first, *more) in enumerate(names):  # a long label: its cells beside its first line
+            body += [[first, *(column[1][i] for column in block)], *([line] + [""] * len(block) for line in more)]
+        widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+        rendered = [
+            "  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths))
+            ).rstrip()
+            for line in [header, *body]
+        ]
+        rendered.insert(1, "  ".join("-" * w for w in widths))
+        lines += [*([""] if lines else []), *rendered]
+    # each note on lines of its own; a verdict's parts after its first indented under it
+    notes = [*([clause] for clause in _legend(comparison)), *_pair_notes(comparison)]
+    notes += [[line] for line in _warning_lines(comparison)]
+    wrapped = []
+    for first, *rest in notes:
+        wrapped += _wrap(first, width)
+        for part in rest:
+            wrapped += ["  " + line for line in _wrap(part, width - 2)]
+    if terminal:
+        signatures = _signature_lines_for_terminal(comparison, width)
+    else:
+        signatures = [_one_line(line) for line in _signature_text(comparison)]
+    return "\n".join([*lines, "", *wrapped, *signatures])
 
 
 def markdown(comparison: Comparison) -> str:
@@ -266,7 +447,22 @@ def markdown(comparison: Comparison) -> str:
     ]
     warnings = [f"- {_one_line(line)}" for line in _warning_lines(comparison)]
     note = _one_line(_note(comparison)) + "."
-    return "\n".join([*lines, "", note, "", *warnings, *([""] if warnings else []), *signatures])
+    verdicts = [
+        f"{'  ' if i else ''}- {_one_line(part)}" for parts in _pair_notes(comparison) for i, part in enumerate(parts)
+    ]
+    return "\n".join(
+        [
+            *lines,
+            "",
+            note,
+            "",
+            *verdicts,
+            *([""] if verdicts else []),
+            *warnings,
+            *([""] if warnings else []),
+            *signatures,
+        ]
+    )
 
 
 # C0 controls and DEL: TeX ends the line at a carriage return (the rest of it lost), reads a form feed
@@ -317,16 +513,29 @@ def _is_best(cell: dict[str, Any], best: Any) -> bool:
     return bool(cell) and best is not None and cell["value"] == best
 
 
+LATEX_NARROW = 3  # metrics a one-column table holds (with intervals); more: a two-column table*
+LATEX_SMALL = 7  # metrics of a table* in \small; more: \footnotesize and narrower column gaps
+
+
 def latex(comparison: Comparison) -> str:
     """A booktabs table: each cell the value and its 95% interval (small), the best value of each column
     in bold (highest is best, lowest for turns and the metrics lower is better for); every signature
-    line in the footnote, labelled with the systems it covers."""
+    line in the footnote, labelled with the systems it covers. More than :data:`LATEX_NARROW` metrics
+    make a ``table*`` (the width of both columns of a two-column paper), more than
+    :data:`LATEX_SMALL` a ``\footnotesize`` one with narrower gaps."""
     columns, cells = _cells(comparison)
     best = best_values(comparison)
+    environment = "table" if len(columns) <= LATEX_NARROW else "table*"
+    size = [r"\small"] if len(columns) <= LATEX_SMALL else [r"\footnotesize", r"\setlength{\tabcolsep}{4pt}"]
     lines = [
-        r"\begin{table}[t]",
+        *(
+            [f"% {len(columns)} metrics: table* spans both columns of a two-column page"]
+            if environment != "table"
+            else []
+        ),
+        r"\begin{" + environment + "}[t]",
         r"\centering",
-        r"\small",
+        *size,
         r"\begin{tabular}{l" + "r" * len(columns) + "}",
         r"\toprule",
         "System & " + " & ".join(_latex_escape(_label(c, comparison)) for c in columns) + r" \\",
@@ -347,13 +556,16 @@ def latex(comparison: Comparison) -> str:
         (f"{_latex_escape(', '.join(systems))}: " if len(signatures) > 1 else "") + _latex_code(line)
         for line, systems in signatures
     )
+    verdicts = "".join(" " + _latex_escape("; ".join(parts)) + "." for parts in _pair_notes(comparison))
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
         r"\caption{Bold: best value per column (the lowest where lower is better). "
         + _latex_escape(_note(comparison))
-        + r".\footnotemark}",
-        r"\end{table}",
+        + "."
+        + verdicts
+        + r"\footnotemark}",
+        r"\end{" + environment + "}",
         r"\footnotetext{Signature"
         + ("s, by the systems each covers" if len(signatures) > 1 else "")
         + ": "
@@ -364,25 +576,47 @@ def latex(comparison: Comparison) -> str:
 
 
 CSV_FIELDS = ["system", "metric", "domain", "value", "ci_low", "ci_high", "p_value"]
+CSV_SYSTEM_FIELDS = ["dialogues", "goals", "trials", "states", "warnings", "signature"]
 
 
 def csv_text(comparison: Comparison) -> str:
-    """The tidy rows as CSV (system, metric, domain, value, ci_low, ci_high, p_value, any other field
-    of the rows, then ``states``: gold or predicted, and ``warnings``: the system's count); each
-    signature line a ``#`` comment naming the systems it covers. A text cell a spreadsheet would take
-    for a formula starts with ``'`` (:func:`csv_cell`)."""
+    """The tidy rows as CSV, one header line then one row per system, metric and domain (what a plain
+    ``pandas.read_csv`` reads): system, metric, domain, value, ci_low, ci_high, p_value, any other
+    field of the rows, then the system's own: ``dialogues`` (a run's sessions), an interactive run's
+    ``goals`` and ``trials``, ``states`` (gold or predicted), ``warnings`` (their count) and
+    ``signature`` (its signature lines, `` ; `` between). A text cell a spreadsheet would take for a
+    formula starts with ``'`` (:func:`csv_cell`)."""
     out = io.StringIO()
-    lines = signature_lines(comparison)
-    for line, systems in lines:
-        out.write(_one_line(f"# signature{'' if len(lines) == 1 else ' (' + ', '.join(systems) + ')'}: {line}") + "\n")
     extra = [k for k in dict.fromkeys(k for row in comparison.rows for k in row) if k not in CSV_FIELDS]
-    writer = csv.DictWriter(out, [*CSV_FIELDS, *extra, "states", "warnings"])
+    extra = [k for k in extra if k not in CSV_SYSTEM_FIELDS]
+    writer = csv.DictWriter(out, [*CSV_FIELDS, *extra, *CSV_SYSTEM_FIELDS])
     writer.writeheader()
     gold = gold_states(comparison)
     counts = {s: len(texts) for s, texts in warnings_of(comparison).items()}
+    signatures: dict[str, list[str]] = {}
+    for line, systems in signature_lines(comparison):
+        for system in systems:
+            signatures.setdefault(system, []).append(_one_line(line))
+    settings = comparison.settings
+    trials = trials_of(comparison)
+    dialogues = settings.get("dialogues_of", {})
+    interactive = settings.get("interactive") or {}
     for row in comparison.rows:
-        states = "gold" if row["system"] in gold else "predicted"
-        writer.writerow(csv_row({**row, "states": states, "warnings": counts.get(row["system"], 0)}))
+        system = row["system"]
+        goals, runs = (None, None)
+        if system in trials:
+            goals, runs = trials[system]["goals"], trials[system]["trials"]
+        elif system in interactive:
+            goals, runs = dialogues.get(system), 1
+        own = {
+            "dialogues": dialogues.get(system),
+            "goals": goals,
+            "trials": runs,
+            "states": "gold" if system in gold else "predicted",
+            "warnings": counts.get(system, 0),
+            "signature": " ; ".join(signatures.get(system, [])),
+        }
+        writer.writerow(csv_row({**row, **own}))
     return out.getvalue()
 
 
@@ -466,7 +700,10 @@ def html_page(comparison: Comparison, plot_png: bytes | None = None, views: Mapp
         f'<br><span class="signature">signature of {html.escape(", ".join(systems))}: <code>{html.escape(line)}</code></span>'
         for line, systems in signature_lines(comparison)
     )
-    caption = "Bold: best value per column. " + html.escape(_note(comparison)) + labelled
+    verdicts = "".join(
+        f'<br><span class="verdict">{html.escape("; ".join(parts))}</span>' for parts in _pair_notes(comparison)
+    )
+    caption = "Bold: best value per column. " + html.escape(_note(comparison)) + verdicts + labelled
     warnings = "".join(f"<li>{html.escape(line)}</li>" for line in _warning_lines(comparison))
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>mwz compare</title>'
@@ -487,12 +724,18 @@ def _view_links(views: Mapping[str, str] | None) -> str:
 
 
 def render(
-    comparison: Comparison, fmt: str, plot_png: bytes | None = None, views: Mapping[str, str] | None = None
+    comparison: Comparison,
+    fmt: str,
+    plot_png: bytes | None = None,
+    views: Mapping[str, str] | None = None,
+    *,
+    terminal: bool = False,
 ) -> str:
     """The comparison in format ``fmt`` (one of :data:`FORMATS`); ``views``: HTML's links to the
-    sessions of interactive runs."""
+    sessions of interactive runs; ``terminal``: the table's signatures shortened (printed, not
+    written to a file)."""
     if fmt == "table":
-        return table(comparison)
+        return table(comparison, terminal=terminal)
     if fmt == "markdown":
         return markdown(comparison)
     if fmt == "latex":

@@ -52,8 +52,9 @@ def _bleu_style(comparison: Comparison, style: str | None) -> str | None:
 
 
 def _suffix(comparison: Comparison, system: str) -> str:
-    """What a system's label adds: the baseline, gold states, an interactive run."""
-    from mwz_metrics.comparison.formats import GOLD_STATES, gold_states
+    """What a system's label adds: the baseline, gold states, an interactive run, and its size as the
+    tables give it (``[999 dialogues]`` where fewer than the others', ``[200 goals x 4 trials]``)."""
+    from mwz_metrics.comparison.formats import GOLD_STATES, gold_states, size_marks
 
     parts = []
     if system == comparison.baseline:
@@ -62,7 +63,8 @@ def _suffix(comparison: Comparison, system: str) -> str:
         parts.append(GOLD_STATES)
     if system in (comparison.settings.get("interactive") or {}):
         parts.append("interactive")
-    return f" ({', '.join(parts)})" if parts else ""
+    mark = size_marks(comparison).get(system)
+    return (f" ({', '.join(parts)})" if parts else "") + (f" {mark}" if mark else "")
 
 
 def _errors(rows: dict, systems: list[str], metric: str) -> tuple[list[float], list[list[float]]]:

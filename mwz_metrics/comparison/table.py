@@ -18,6 +18,17 @@ class Comparison:
     results: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict, repr=False)
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """``settings["trials_of"]``: each interactive run of several trials per goal, its goals and
+        trials (what every format labels it with, ``[G goals x T trials]``)."""
+        trials = {}
+        for name in self.settings.get("interactive") or {}:
+            found = (self.results.get(name) or {}).get("trials")
+            if isinstance(found, dict) and found.get("goals") and found.get("trials"):
+                trials[name] = {"goals": int(found["goals"]), "trials": int(found["trials"])}
+        if trials:
+            self.settings.setdefault("trials_of", trials)
+
     def value(self, system: str, metric: str, domain: str = "total") -> Any:
         """The value of one cell (KeyError when absent)."""
         for row in self.rows:
