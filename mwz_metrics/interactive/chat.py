@@ -22,7 +22,8 @@ plain ``http://`` address is refused rather than sent readable through a proxy.
 
 :class:`ChatClient` speaks chat completions (vLLM, llama.cpp's server, hosted APIs) with optional
 tools, retrying what may pass on a second try (429, 5xx, timeouts, refused or cut connections) and
-counting the tokens the endpoint reports (``usage``). The endpoint's query string stays a query
+counting the tokens the endpoint reports (``usage``); :meth:`ChatClient.answer` gives the reply whole
+(:class:`ChatAnswer`: the message, why it ended, ``finish_reason``, and its own tokens). The endpoint's query string stays a query
 (``https://h/v1?api-version=X`` is requested as ``https://h/v1/chat/completions?api-version=X``).
 
 Keys, one per endpoint, never written anywhere: a client sends the key it is given (``api_key``), or
@@ -37,6 +38,7 @@ sent to an origin it was not given for. A caller making clients for two origins 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import http.client
 import ipaddress
 import json
@@ -312,6 +314,18 @@ class ChatError(SystemUnderTestError):
         self.reason = reason
 
 
+@dataclasses.dataclass(frozen=True)
+class ChatAnswer:
+    """One reply of the endpoint: the assistant ``message`` (``content``, ``tool_calls``), why it ended
+    (``finish_reason``: ``stop``, ``length``, ``tool_calls``...; None where the endpoint said nothing
+    readable) and the prompt and completion tokens the endpoint reported for it (``usage``; empty where
+    it reported none)."""
+
+    message: dict[str, Any]
+    finish_reason: str | None
+    usage: dict[str, int]
+
+
 def add_usage(tokens: MutableMapping[str, int], usage: Any) -> None:
     """Add an answer's ``usage`` (prompt and completion tokens) to ``tokens`` (what is not a count ignored)."""
     if not isinstance(usage, Mapping):
@@ -395,6 +409,18 @@ class ChatClient:
         """The model's reply to ``messages``: the assistant message (``content``, ``tool_calls``);
         ``note`` is told each retry and failure (``retry``, ``timeout``, ``http_500``...), ``tokens``
         gets the prompt and completion tokens the endpoint reports."""
+        return self.answer(messages, note=note, tokens=tokens, **parameters).message
+
+    def answer(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        note: Callable[[str], None] | None = None,
+        tokens: MutableMapping[str, int] | None = None,
+        **parameters: Any,
+    ) -> ChatAnswer:
+        """The model's reply to ``messages`` whole (:class:`ChatAnswer`); ``note`` and ``tokens`` as
+        :meth:`message` takes them."""
 
         def count(what: str) -> None:
             if note is not None:
@@ -418,9 +444,12 @@ class ChatClient:
                 continue
             try:
                 data = json.loads(raw.decode("utf-8"))
+                usage: dict[str, int] = {}
+                add_usage(usage, data.get("usage"))
                 if tokens is not None:
                     add_usage(tokens, data.get("usage"))
-                message = data["choices"][0]["message"]
+                choice = data["choices"][0]
+                message = choice["message"]
                 if not isinstance(message, dict):
                     raise TypeError("the message is not an object")
             except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as error:
@@ -428,7 +457,8 @@ class ChatClient:
                 raise ChatError(
                     f"{self.shown}: not a chat completion ({type(error).__name__}: {error})", "malformed"
                 ) from None
-            return message
+            finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+            return ChatAnswer(message, finish if isinstance(finish, str) else None, usage)
         raise ChatError(f"{self.shown}: no answer", "connection")  # not reached
 
     def complete(self, messages: list[dict[str, Any]], **parameters: Any) -> str:

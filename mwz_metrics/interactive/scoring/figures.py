@@ -10,8 +10,18 @@
   domains booked at a venue that meets the goal; which domain a booking act books is the goal
   tracker's rule, the simulator's own), complete (the simulator's own verdict that
   every part of its goal was met).
+- **Book rate**, defined over the sessions whose goal books something, and only those: a session's
+  share of its goal's booking domains booked (a session that ended before its booking, for whatever
+  reason, booked none: 0); the run's, their mean. A session whose goal books nothing has none (None),
+  and a run with no such session has none either: ``None`` in the JSON, ``n/a (no goal books)`` in
+  the table, never 0.0. So 0.0 always means goals with bookings and none booked (the first three test
+  goals book nothing: a run of them shows n/a where a longer run of the same system shows 0.0).
 - **Turns**: system turns per session (one per user turn), over all sessions and over the
   successful ones; **end reasons** counted.
+- **System warnings**: what an LLM system counted in its replies (``system_report["warnings"]``:
+  empty replies, replies cut at the length limit, tool calls written as text...; see
+  :mod:`mwz_metrics.interactive.systems.llm`), summed per run as ``system_warnings`` (and each
+  session's in its figures), as the retries and failures of an HTTP system are (``system_failures``).
 - Bootstrap 95% intervals over goals (a goal's trials resampled together, :mod:`.trials`; with one
   trial per goal, over sessions); pass^k and the goals solved in every trial or none with
   ``--trials`` (:mod:`.trials`); richness of all responses; BLEU only for ``replay``
@@ -157,6 +167,7 @@ def score_sessions(
         result["success_by_domain"] = static["success"]["success"]
         result["exact"] = static["success"]["exact"]
     result["system_failures"] = _system_failures(sessions)
+    result["system_warnings"] = _system_warnings(sessions)
     tokens = _tokens(sessions)
     if tokens:  # an LLM system or simulator: what the endpoint reported it spent
         result["tokens"] = tokens
@@ -180,6 +191,7 @@ def _session_figures(session: Mapping[str, Any], outcomes: Mapping[str, Any]) ->
         **act_figures(session, outcome["inform"]),
         "domains": _domain_outcomes(session, outcome),
         **({"tokens": tokens} if (tokens := _session_tokens(session)) else {}),
+        **({"system_warnings": warnings} if (warnings := _session_warnings(session)) else {}),
     }
 
 
@@ -276,6 +288,24 @@ def _system_failures(sessions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         for kind, count in (report.get("failures") or {}).items():
             total[kind] += int(count)
     return {k: v for k, v in total.items() if v}
+
+
+def _session_warnings(session: Mapping[str, Any]) -> dict[str, int]:
+    """The warnings an LLM system counted in one session's replies (``system_report["warnings"]``: an
+    empty reply, one cut at the length limit, a tool call written as text...), by name."""
+    report = session.get("system_report")
+    warnings = report.get("warnings") if isinstance(report, Mapping) else None
+    if not isinstance(warnings, Mapping):
+        return {}
+    return {str(k): int(v) for k, v in warnings.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+
+
+def _system_warnings(sessions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """:func:`_session_warnings` summed over sessions, the most frequent first."""
+    total: Counter[str] = Counter()
+    for session in sessions:
+        total.update(_session_warnings(session))
+    return dict(total.most_common())
 
 
 def _session_tokens(session: Mapping[str, Any]) -> dict[str, dict[str, int]]:
