@@ -228,7 +228,8 @@ def test_each_endpoint_gets_its_own_key_and_no_other(env, tmp_path, cli):
     def run(out: str, *options: object, env: dict[str, str]) -> subprocess.CompletedProcess:
         return cli(
             "interact", "--system", "llm", "--endpoint", system.endpoint, "--model", "stub", "--simulator", "llm",
-            "--simulator-option", f"endpoint={user.endpoint}", *options, "--goals", 2, "--max-turns", 2,
+            "--system-option", "tool_calls=skip-check", "--simulator-option", f"endpoint={user.endpoint}", *options,
+            "--goals", 2, "--max-turns", 2,
             "--timeout", 5, "--retries", 0, *FAST, "-o", tmp_path / out, "--result", tmp_path / f"{out}.json",
             env=env,
         )  # fmt: skip
@@ -259,7 +260,8 @@ def test_an_endpoints_query_string_stays_a_query(env, tmp_path, cli):
         endpoint = system.endpoint.replace("/v1", "/openai/deployments/d") + f"?api-version=2024-02-01&api-key={KEY}"
         ran = cli(
             "interact", "--system", "llm", "--endpoint", endpoint, "--model", "stub", "--goals", 1,
-            "--max-turns", 1, "--timeout", 5, "--retries", 0, *FAST, "-o", tmp_path / "azure.jsonl",
+            "--system-option", "tool_calls=skip-check", "--max-turns", 1, "--timeout", 5, "--retries", 0, *FAST,
+            "-o", tmp_path / "azure.jsonl",
         )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert {r["path"] for r in system.requests} == {
