@@ -133,6 +133,15 @@ def test_arguments_that_are_not_json_are_kept_as_text():
     assert json.loads(tool_text.TextCall("find_venues", {"domain": "hotel"}).arguments_json()) == {"domain": "hotel"}
 
 
+def test_the_dress_a_real_small_model_wrote_is_read():
+    """Seen from SmolLM2-135M under llama-cpp-python's chatml-function-calling, asked once more with
+    tool_choice none: the call on the line below its name, its quotes as HTML entities (the template shows
+    the model its tools' JSON escaped that way)."""
+    text = "functions.book:\n{ &#34;domain&#34;: &#34;hotel&#34;, &#34;name&#34;:&#34;Mumbai&#34;, &#34;people&#34;: &#34;2&#34;}"
+    assert tool_text.parse(text) == [tool_text.TextCall("book", {"domain": "hotel", "name": "Mumbai", "people": "2"})]
+    assert tool_text.parse("the food is fish &amp; chips") is None  # an entity in words is no call
+
+
 # -- preflight -------------------------------------------------------------------------------------
 
 

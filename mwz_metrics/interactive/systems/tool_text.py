@@ -20,6 +20,7 @@ reply's words either. Pure functions, no state.
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import re
 from collections.abc import Mapping
@@ -28,7 +29,7 @@ from typing import Any
 _DECODER = json.JSONDecoder()
 _FENCE = re.compile(r"```[ \t]*(?:json|tool_call|tool_code)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
 _TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
-_FUNCTIONS = re.compile(r"^[ \t]*functions\.([A-Za-z_][\w.-]*)[ \t]*([:(])[ \t]*", re.MULTILINE)
+_FUNCTIONS = re.compile(r"^[ \t]*functions\.([A-Za-z_][\w.-]*)[ \t]*([:(])\s*", re.MULTILINE)  # JSON may start a line below
 # How a call written as text starts (a cut or garbled one included).
 _STARTS = re.compile(
     r"""^\s*(?:```[ \t]*(?:json|tool_call|tool_code)?\s*)?\[?\s*\{\s*"(?:name|function)"\s*:"""
@@ -121,9 +122,18 @@ def _functions(text: str) -> list[TextCall] | None:
 
 def parse(text: str) -> list[TextCall] | None:
     """The tool calls written as text in ``text`` (in order), or None where it holds none that read
-    (see the module docstring)."""
+    (see the module docstring). Quotes written as HTML entities (``&#34;``, ``&quot;``: SmolLM2 under
+    llama-cpp-python's ``chatml-function-calling``, whose prompt template shows the model its tools'
+    JSON escaped that way, answers in kind) are read as quotes where the text reads no other way."""
     if not isinstance(text, str) or not text.strip():
         return None
+    found = _parse(text)
+    if found is None and "&" in text:
+        found = _parse(html.unescape(text))
+    return found
+
+
+def _parse(text: str) -> list[TextCall] | None:
     whole = _json_calls(text)
     if whole:
         return whole
