@@ -17,7 +17,7 @@ def mwz_register_user_simulators(register):
     register(
         UserSimulatorEntry(
             "agenda",
-            "2.0.0",
+            "2.1.0",  # 2.1.0: a no-offer is heard first (issue 49): its sessions after a no-offer changed
             f"{_SIMULATORS}.agenda:make",
             "goal-driven agenda with MultiWOZ 2.1 validation templates (offline, seeded)",
         )
@@ -42,7 +42,8 @@ _PROFILES = "mwz_metrics.interactive.user.profiles"
 
 @hookimpl
 def mwz_register_user_profiles(register):
-    """Register the agenda user's profiles: ``terse``, ``eager``, ``fickle``, ``impatient``, ``noisy``, ``multidomain``."""
+    """Register the agenda user's profiles: ``terse``, ``eager``, ``fickle``, ``impatient``, ``noisy``,
+    ``multidomain``, and ``population`` (a user drawn per session, at the real users' rates)."""
     for name, description in (
         ("terse", "one constraint or booking detail a turn"),
         ("eager", "all of a domain's constraints and requests in its first turn"),
@@ -50,6 +51,7 @@ def mwz_register_user_profiles(register):
         ("impatient", "gives up after one unanswered request, no-offer or failed booking"),
         ("noisy", "typos and homophone errors in its words (its acts stay clean)"),
         ("multidomain", "brings up the next domain in the same turn"),
+        ("population", "a user drawn per session, its behaviours at the real users' rates"),
     ):
         register(UserProfileEntry(name, "1.0.0", f"{_PROFILES}:{name.upper()}", description))
 

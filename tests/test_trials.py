@@ -299,7 +299,8 @@ def test_noise_reaches_the_words_only_and_profiles_are_in_the_signature(env, con
     assert all(t["acts"] == u["acts"] for t, u in users)  # the same acts (the oracle reads them), other words
     assert any(t["text"] != u["text"] for t, u in users)
     result = api.score(noisy, run.config, context=context, resamples=0)
-    assert "simulator=agenda@2.0.0+noisy@1.0.0" in result["signature"]["line"]
+    # agenda 2.1.0: a no-offer is heard before a request of the same turn (issue 49, item 4)
+    assert "simulator=agenda@2.1.0+noisy@1.0.0" in result["signature"]["line"]
     assert typo("restaurant", random.Random(1)) != "restaurant"
 
 
@@ -308,7 +309,8 @@ def test_profiles_are_registered_plugins_with_their_modules_versions():
     from mwz_plugins import get_registry
 
     registry = get_registry()
-    assert set(registry.profiles) == {"terse", "eager", "fickle", "impatient", "noisy", "multidomain"}
+    # population: a user drawn per session at the real users' rates (issue 49, item 2)
+    assert set(registry.profiles) == {"terse", "eager", "fickle", "impatient", "noisy", "multidomain", "population"}
     for name, entry in registry.profiles.items():
         profile = getattr(profiles, name.upper())
         assert (profile.name, profile.version) == (name, entry.version)

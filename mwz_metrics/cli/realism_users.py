@@ -31,6 +31,7 @@ def measure(args: argparse.Namespace, context: Any) -> dict[str, Any]:
     """Run every user's sessions with oracle-text, measure them beside the real users, print the table."""
     from mwz_metrics.interactive.diagnostics.realism import SimulatedUser, measure_users
     from mwz_metrics.interactive.harness import api
+    from mwz_metrics.training.splits import goals as split_goals
 
     measured = []
     signatures = {}
@@ -47,7 +48,10 @@ def measure(args: argparse.Namespace, context: Any) -> dict[str, Any]:
         sessions = api.run_sessions(run, output=None, jobs=args.jobs)
         measured.append(SimulatedUser(label, run.simulator, sessions))
         signatures[label] = run.config["simulator"]
-    report = measure_users(context, measured, seed=args.seed, dialogues=args.dialogues)
+    validation_goals = split_goals(context, "validation")
+    report = measure_users(
+        context, measured, seed=args.seed, dialogues=args.dialogues, validation_goals=validation_goals
+    )
     report["simulators"] = signatures
     if not args.json:
         print(table(report))
@@ -96,5 +100,36 @@ def table(report: dict[str, Any]) -> str:
         profile, direction = MOVED_BY[key]
         lines.append(row(f"  {label}", [c["behaviour"][key] for c in columns.values()], 2))
         lines[-1] += f"   {profile}: {direction}"
+    validation = columns.get("real (validation)", {})
+    if "ci95" in validation:
+        simulated = [c for c in columns.values() if "from_validation" in c]
+        lines.append("distance to the validation users' 95% interval (0.00: within; bootstrap over dialogues)")
+        for key, label in LABELS.items():
+            low, high = validation["ci95"][key]
+            cells = [c["from_validation"][key] for c in simulated]
+            lines.append(row(f"  {label}", cells, 2) + f"{'':>{width}}{f'[{low:.2f}, {high:.2f}]':>{width}}")
+    if report.get("no_offer"):
+        lines.extend(_no_offer_rows(report["no_offer"], names, width))
     lines.append("simulators: " + "; ".join(f"{n}={_named(s)}" for n, s in report["simulators"].items()))
     return "\n".join(lines)
+
+
+def _no_offer_rows(found: dict[str, Any], names: list[str], width: int) -> list[str]:
+    """What users do after a no-offer with a request (:mod:`mwz_metrics.interactive.diagnostics.no_offer`)."""
+    from mwz_metrics.interactive.diagnostics.no_offer import LABELS as NO_OFFER
+    from mwz_metrics.interactive.diagnostics.no_offer import OUTCOMES
+
+    real = found["real"]
+    lines = [f"after a no-offer with a request ({real['turns']} validation wizard turns; oracle histories)"]
+    for outcome in OUTCOMES:
+        cells = []
+        for name in names:
+            if name == "real (validation)":
+                low, high = real[outcome]["ci95"]
+                cells.append(f"{real[outcome]['rate']:.1f} [{low:.0f}, {high:.0f}]")
+            elif name in found:
+                cells.append(f"{found[name][outcome]['rate']:.2f}")
+            else:
+                cells.append("n/a")
+        lines.append(f"{'  ' + NO_OFFER[outcome]:34}" + "".join(f"{c:>{width}}" for c in cells))
+    return lines

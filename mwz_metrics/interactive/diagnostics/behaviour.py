@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 _GENERAL = ("general", "booking")
@@ -76,39 +76,89 @@ def _edits(word: str) -> Iterable[str]:
             yield left + letter + right
 
 
+# Each figure as a ratio of sums over sessions: (numerator, denominator) keys of :func:`_counts`, and a scale.
+_RATIOS = {
+    "informs_per_user_turn": ("informs", "user_turns", 1),
+    "first_turn_acts": ("first_turn_acts", "first_turns", 1),
+    "sessions_changing_a_value": ("changing", "sessions", 100),
+    "repeated_requests": ("repeated", "requests", 100),
+    "misspelled_words": ("misspelled", "words", 100),
+    "user_turns_with_two_domains": ("two_domains", "user_turns", 100),
+}
+
+
+def _counts(session: Sequence[Any], vocabulary: Vocabulary) -> dict[str, int]:
+    """What one session adds to each figure's numerator and denominator."""
+    users = [t for t in session if t.speaker == "user"]
+    seen: set[str] = set()
+    given: dict[tuple[str, str], str] = {}
+    asked: set[tuple[str, str]] = set()
+    counts = dict.fromkeys(("informs", "first_turn_acts", "first_turns", "changing", "repeated", "requests"), 0)
+    changed = False
+    for turn in users:
+        counts["informs"] += sum(1 for a in turn.acts if a.intent == "inform" and a.slot not in ("", "none"))
+        domains = {a.domain for a in turn.acts} - set(_GENERAL)
+        for domain in domains - seen:
+            counts["first_turns"] += 1
+            counts["first_turn_acts"] += sum(
+                1 for a in turn.acts if a.domain == domain and a.intent in ("inform", "request")
+            )
+        seen |= domains
+        for act in turn.acts:
+            key = (act.domain, act.slot)
+            value = " ".join(act.value.lower().split())
+            if act.intent == "inform" and act.slot not in ("", "none") and value not in ("", "dontcare", "?"):
+                changed |= key in given and given[key] != value
+                given[key] = value
+            elif act.intent == "request":
+                counts["requests"] += 1
+                counts["repeated"] += key in asked
+                asked.add(key)
+    words = [w for t in users for w in _WORD.findall(t.text.lower()) if len(w) >= 3]
+    counts.update(
+        changing=int(changed),
+        sessions=1,
+        user_turns=len(users),
+        two_domains=sum(1 for t in users if len({a.domain for a in t.acts} - set(_GENERAL)) > 1),
+        words=len(words),
+        misspelled=sum(1 for w in words if vocabulary.misspelled(w)),
+    )
+    return counts
+
+
+def _figures(counts: Sequence[Mapping[str, int]]) -> dict[str, float]:
+    out = {}
+    for key, (numerator, denominator, scale) in _RATIOS.items():
+        total = sum(c[denominator] for c in counts)
+        out[key] = scale * sum(c[numerator] for c in counts) / max(total, 1)
+    return out
+
+
 def behaviour(sessions: Sequence[Sequence[Any]], vocabulary: Vocabulary) -> dict[str, float]:
     """The figures of the module docstring over sessions of turns (``speaker``, ``text``, ``acts``)."""
-    users = [t for s in sessions for t in s if t.speaker == "user"]
-    informs = [sum(1 for a in t.acts if a.intent == "inform" and a.slot not in ("", "none")) for t in users]
-    first_turn, changing, requests, repeated = [], 0, 0, 0
-    for session in sessions:
-        seen: set[str] = set()
-        given: dict[tuple[str, str], str] = {}
-        asked: set[tuple[str, str]] = set()
-        changed = False
-        for turn in (t for t in session if t.speaker == "user"):
-            domains = {a.domain for a in turn.acts} - set(_GENERAL)
-            for domain in domains - seen:
-                first_turn.append(sum(1 for a in turn.acts if a.domain == domain and a.intent in ("inform", "request")))
-            seen |= domains
-            for act in turn.acts:
-                key = (act.domain, act.slot)
-                value = " ".join(act.value.lower().split())
-                if act.intent == "inform" and act.slot not in ("", "none") and value not in ("", "dontcare", "?"):
-                    changed |= key in given and given[key] != value
-                    given[key] = value
-                elif act.intent == "request":
-                    requests += 1
-                    repeated += key in asked
-                    asked.add(key)
-        changing += changed
-    words = [w for t in users for w in _WORD.findall(t.text.lower()) if len(w) >= 3]
-    domains_per_turn = [len({a.domain for a in t.acts} - set(_GENERAL)) for t in users]
-    return {
-        "informs_per_user_turn": sum(informs) / max(len(users), 1),
-        "first_turn_acts": sum(first_turn) / max(len(first_turn), 1),
-        "sessions_changing_a_value": 100 * changing / max(len(sessions), 1),
-        "repeated_requests": 100 * repeated / max(requests, 1),
-        "misspelled_words": 100 * sum(1 for w in words if vocabulary.misspelled(w)) / max(len(words), 1),
-        "user_turns_with_two_domains": 100 * sum(1 for d in domains_per_turn if d > 1) / max(len(users), 1),
-    }
+    return _figures([_counts(s, vocabulary) for s in sessions])
+
+
+def behaviour_intervals(
+    sessions: Sequence[Sequence[Any]], vocabulary: Vocabulary, *, resamples: int = 1000, seed: int = 0
+) -> dict[str, tuple[float, float]]:
+    """Each figure's 95% interval: the percentile bootstrap over sessions (a dialogue's turns resampled
+    together, as its user's behaviours are one person's; :mod:`mwz_metrics.bootstrap`)."""
+    from mwz_metrics import bootstrap
+
+    counts = [_counts(s, vocabulary) for s in sessions]
+    if not counts:
+        return {key: (0.0, 0.0) for key in _RATIOS}
+    weights = bootstrap.resample_weights(len(counts), resamples, seed)
+    out = {}
+    for key, (numerator, denominator, scale) in _RATIOS.items():
+        score = bootstrap.ratio([c[numerator] for c in counts], [c[denominator] for c in counts])
+        low, high = bootstrap.confidence_interval(score(weights) * scale / 100)
+        out[key] = (low, high)
+    return out
+
+
+def distance(value: float, interval: Sequence[float]) -> float:
+    """How far ``value`` lies outside ``interval`` (signed: above is positive; 0 within)."""
+    low, high = interval
+    return value - high if value > high else value - low if value < low else 0.0

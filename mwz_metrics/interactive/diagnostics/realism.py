@@ -10,7 +10,9 @@
   (system turns per session, words per user turn, distinct uni- and bigrams of the user turns,
   domains per user turn, turns that bring up two domains).
 - **Behaviour rates** (:mod:`.behaviour`, with :func:`measure_users`): what the user profiles change,
-  beside the real users' rates on the test and validation dialogues.
+  beside the real users' rates on the test and validation dialogues (the validation ones with their
+  95% intervals, and each simulated user's distance to them); and what users do after a no-offer that
+  asks something (:mod:`.no_offer`).
 - **Foreign values**: user turns naming a value (a venue, an area, a food, a day, a time, a
   number...) that neither their acts nor their goal hold: each should be none.
 """
@@ -311,8 +313,7 @@ def _vocabulary(context: Any, validation: Mapping[str, Sequence[Mapping[str, Any
 
 def _histories(goals: Mapping[str, UserGoal], corpus: Any, user: SimulatedUser, seed: int) -> dict[str, Any] | None:
     """BLEU and act F1 after oracle histories, or None for a simulator that cannot take a history (no ``assume``)."""
-    first = next(iter(goals.values()))
-    if not callable(getattr(user.factory.session(first, random.Random(seed)), "assume", None)):
+    if not _takes_histories(user, goals, seed):
         return None
     turns = oracle_histories(goals, corpus.dialogues, user.factory.session, seed=seed)
     score, _signature = bleu(turns)
@@ -349,13 +350,18 @@ def measure_users(
     seed: int = 0,
     dialogues: int | None = None,
     histories: Collection[str] | None = None,
+    validation_goals: Mapping[str, UserGoal] | None = None,
 ) -> dict[str, Any]:
     """Each simulated user beside the real ones: oracle histories (BLEU, act F1; Cheng et al. 2022 report
     17.92 BLEU for their best user), the whole-session distribution and the behaviour rates
-    (:mod:`.behaviour`) of its sessions; the real users' of the same test dialogues and of validation.
-    ``histories``: the users whose oracle histories are measured (all by default)."""
+    (:mod:`.behaviour`) of its sessions; the real users' of the same test dialogues and of validation,
+    the validation users' with their 95% intervals, and each simulated user's distance to them (0 within).
+    ``histories``: the users whose oracle histories are measured (all by default). With
+    ``validation_goals``: what the users do after a no-offer with a request (:mod:`.no_offer`), the
+    validation users' next turns beside the simulated users' after the same oracle histories."""
     from mwz_datasets.corpus import load_corpus
-    from mwz_metrics.interactive.diagnostics.behaviour import behaviour
+    from mwz_metrics.interactive.diagnostics import no_offer
+    from mwz_metrics.interactive.diagnostics.behaviour import behaviour, behaviour_intervals, distance
 
     corpus = load_corpus("test", context.data_dir)
     validation = load_corpus("validation", context.data_dir).dialogues
@@ -373,11 +379,27 @@ def measure_users(
         }
     real = corpus_turns({key: corpus.dialogues[key] for key in goals})
     columns["real (test)"] = {"distribution": distribution(real), "behaviour": behaviour(real, vocabulary)}
+    validation_turns = corpus_turns(validation)
+    intervals = behaviour_intervals(validation_turns, vocabulary, seed=seed)
+    for user in users:
+        measured = columns[user.label]["behaviour"]
+        columns[user.label]["from_validation"] = {k: distance(v, intervals[k]) for k, v in measured.items()}
     columns["real (validation)"] = {
-        "distribution": distribution(corpus_turns(validation)),
-        "behaviour": behaviour(corpus_turns(validation), vocabulary),
+        "distribution": distribution(validation_turns),
+        "behaviour": behaviour(validation_turns, vocabulary),
+        "ci95": {k: list(v) for k, v in intervals.items()},
     }
-    return {"dialogues": len(goals), "columns": columns, "cheng_et_al_bleu": CHENG_BLEU}
+    report: dict[str, Any] = {"dialogues": len(goals), "columns": columns, "cheng_et_al_bleu": CHENG_BLEU}
+    if validation_goals is not None:
+        hearing = {u.label: u.factory.session for u in users if _takes_histories(u, validation_goals, seed)}
+        report["no_offer"] = no_offer.measure(validation_goals, validation, hearing, seed=seed)
+    return report
+
+
+def _takes_histories(user: SimulatedUser, goals: Mapping[str, UserGoal], seed: int) -> bool:
+    """Whether the user's simulator can take an oracle history (an ``assume`` method: the agenda user)."""
+    first = next(iter(goals.values()), None)
+    return first is not None and callable(getattr(user.factory.session(first, random.Random(seed)), "assume", None))
 
 
 CHENG_BLEU = 17.92  # Cheng et al. (2022), Table 1: their best user simulator's BLEU after oracle histories

@@ -8,7 +8,12 @@ is done or given up it thanks the system and says goodbye. It reacts to the syst
 - a request is answered first: with the constraint or booking detail the goal has, the other of
   a train's two times if the system asks for the one the goal lacks, else "don't care";
 - a no-offer switches to the goal's final constraints when the first ones were ``fail_info``
-  (otherwise the domain is given up), a failed booking to the final booking details likewise;
+  (otherwise the domain is given up), a failed booking to the final booking details likewise; it is
+  heard first, whatever else the turn asks ("I don't have any hotel ... Would you like me to look in
+  a different area?"): the user's next turn gives the changed constraints (or details), and answers a
+  request of that turn only with a value the goal has (never "don't care": the goal's next constraints
+  are its answer). After the validation wizards' no-offers with a request, the user changes a
+  constraint as often as the real users do (:mod:`..diagnostics.no_offer`);
 - when the system sends acts, an offered value that contradicts a constraint already given is
   given again (once per slot).
 
@@ -69,7 +74,8 @@ class Plan:
 
     names: dict[str, str]  # venue names the user knows: its goal's, then those the system offered (with acts)
     order: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # per domain, its constraints' order
-    pending: list[Act] = dataclasses.field(default_factory=list)  # answers owed to the system's requests
+    # answers owed: after a no-offer the goal's next constraints, and to the system's requests
+    pending: list[Act] = dataclasses.field(default_factory=list)
     asked: Counter[tuple[str, str]] = dataclasses.field(default_factory=Counter)  # requests per (domain, slot)
     stalls: Counter[str] = dataclasses.field(default_factory=Counter)  # turns per domain with nothing new to say
     corrected: set[tuple[str, str]] = dataclasses.field(default_factory=set)  # contradicted values said again
@@ -138,14 +144,33 @@ class AgendaUser(TrackedUser, UserSimulator):
                 current.domain if current else "none", frozenset(self.talk.known), frozenset(self.talk.last)
             )
             acts = self.reader.read(turn.response, context)
-        for act in acts:
-            if act.intent == "request":
-                self._answer(act)
+        # the domain each request is about, as the user saw it before this turn moved anything
+        requests = [(a, self.tracker.state(a.domain) or current) for a in acts if a.intent == "request"]
         self.talk.system_failed = any(a.intent in ("nooffer", "nobook") for a in acts)
         self.talk.system_asked = asks(acts)  # a closing then declines
-        self.tracker.observe(acts)  # a switch to the goal's final values leaves them to be said again
+        # the no-offer (or failed booking) is heard first: the goal's next constraints are what the user owes
+        relaxed = self._relax(self.tracker.observe(acts))
+        for act, state in requests:
+            self._answer(act, state, relaxed)
         self.profile.observed(self, acts)
         return acts
+
+    def _relax(self, switched: Mapping[str, list[str]]) -> set[str]:
+        """After a no-offer (or a failed booking) that switched a domain to its goal's final constraints (or
+        booking details): say the changed ones first, whatever else the system asked; the domains switched."""
+        relaxed = set()
+        for key, slots in switched.items():
+            kind, _, domain = key.partition(":")
+            state = self.tracker.state(domain)
+            if state is None or state.given_up:
+                continue
+            values = state.constraints if kind == "info" else state.book
+            for slot in slots:
+                answer = Act("inform", domain, slot, values[slot])
+                if answer not in self.plan.pending:
+                    self.plan.pending.append(answer)
+            relaxed.add(domain)
+        return relaxed
 
     def _complete_taxi(self, state: DomainState) -> None:
         """A taxi between the goal's two places: its ends, named as the user knows them."""
@@ -157,8 +182,9 @@ class AgendaUser(TrackedUser, UserSimulator):
         for slot, domain in zip(("depart", "dest"), ends):
             self.tracker.fill_constraint(state.domain, slot, self.plan.names.get(domain, f"the {domain}"))
 
-    def _answer(self, act: Act) -> None:
-        state = self.tracker.state(act.domain) or self.tracker.current
+    def _answer(self, act: Act, state: DomainState | None, relaxed: set[str]) -> None:
+        """Owe an answer to a request about ``state``'s domain: the value the goal has, else "don't care"
+        where it allows any; in a domain just ``relaxed`` (a no-offer), only a value the goal has."""
         if state is None or state.given_up:
             return
         self._complete_taxi(state)
@@ -170,7 +196,7 @@ class AgendaUser(TrackedUser, UserSimulator):
         elif slot in ("leave", "arrive") and ({"leave", "arrive"} - {slot}) & state.constraints.keys():
             other = "arrive" if slot == "leave" else "leave"
             answer = Act("inform", domain, other, state.constraints[other])
-        elif slot in _DONTCARE_SLOTS and domain in OFFER_DOMAINS:
+        elif slot in _DONTCARE_SLOTS and domain in OFFER_DOMAINS and domain not in relaxed:
             answer = Act("inform", domain, slot, "dontcare")
         else:
             return
@@ -342,6 +368,10 @@ class AgendaUser(TrackedUser, UserSimulator):
         self.talk.talked |= {a.domain for a in acts if a.domain not in ("general", "booking")}
         self.talk.said = text
         self.talk.turns += 1
+
+    def details(self) -> dict[str, Any]:
+        """The domains given up and each domain's outcome; what the profile keeps (a population's draw)."""
+        return {**super().details(), **self.profile.details(self)}
 
     def start(self) -> UserTurn:
         """The first turn: the first domain's first constraints."""

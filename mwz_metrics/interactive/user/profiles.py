@@ -2,7 +2,7 @@
 
 A profile is registered like a simulator (:class:`mwz_plugins.UserProfileEntry`, built-ins in
 ``mwz_plugins.builtin_interactive``) and named with a version, which the run's signature carries
-(``simulator=agenda@2.0.0+terse@1.0.0``). It changes the agenda user through four hooks, called by
+(``simulator=agenda@2.1.0+terse@1.0.0``). It changes the agenda user through its hooks, called by
 :class:`~.agenda.AgendaUser`:
 
 - :meth:`Profile.options`: the agenda's options it overrides (``patience``...);
@@ -10,11 +10,15 @@ A profile is registered like a simulator (:class:`mwz_plugins.UserProfileEntry`,
 - :meth:`Profile.shape`: the acts of each user turn (not the closing one), before they are said;
 - :meth:`Profile.observed`: after the user has read a system turn;
 - :meth:`Profile.words`: the words of each turn, after the acts are said (never the acts: the scores
-  and the act figures read the acts, which stay what the user meant).
+  and the act figures read the acts, which stay what the user meant);
+- :meth:`Profile.details`: what the session record keeps of the session's user.
 
 Each built-in profile pushes one behaviour that real MultiWOZ users show to one side;
 ``mwz simulator realism --profile NAME`` measures it beside the real users' rate (the README,
-"User profiles", gives the rates on the MultiWOZ 2.1 validation and test dialogues).
+"User profiles", gives the rates on the MultiWOZ 2.1 validation and test dialogues). The
+``population`` profile (:class:`Population`) is a different user each session, drawn from the
+others (and from :class:`Repeating`, a user who asks again for an answer it missed) in shares
+that put its rates inside the validation users' 95% intervals.
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ class Profile:
     def words(self, user: AgendaUser, text: str) -> str:
         """The words of a user turn."""
         return text
+
+    def details(self, user: AgendaUser) -> dict[str, Any]:
+        """What the session record keeps of this session's user (nothing by default)."""
+        return {}
 
     def identity(self) -> dict[str, Any]:
         """What the signature names."""
@@ -277,3 +285,119 @@ FICKLE = Fickle()
 IMPATIENT = Impatient()
 NOISY = Noisy()
 MULTIDOMAIN = Multidomain()
+
+
+@dataclasses.dataclass(frozen=True)
+class Repeating(Profile):
+    """Asks again, once per domain, for an attribute the system has just given, as if it missed the answer
+    ("sorry, what was the phone number?"): in its very next turn, or not at all (after an oracle history,
+    a real user who did not ask again). Not registered on its own: a trait of :class:`Population`."""
+
+    name: str = "repeating"
+    description: str = "asks again for an attribute the system has just given (once a domain)"
+
+    def observed(self, user: AgendaUser, acts: list[Act]) -> None:
+        """An attribute the user asked for once, answered in this system turn: missed (asked again next)."""
+        known = user.profile_state.setdefault("repeating", {"answered": {}, "repeated": set(), "missed": None})
+        missed = known["missed"]
+        if missed is not None and user.plan.asked[missed] < 2:
+            user.tracker.recall(*missed)  # the turn after the answer did not ask again: the moment passed
+        known["missed"] = None
+        for state in user.tracker.domains:
+            before = known["answered"].get(state.domain, frozenset())
+            known["answered"][state.domain] = frozenset(state.answered)
+            if state.domain in known["repeated"] or known["missed"] is not None:
+                continue
+            fresh = [s for s in state.requests if s not in before and s in state.answered]
+            fresh = [s for s in fresh if user.plan.asked[(state.domain, s)] == 1]  # asked once, answered now
+            if fresh and user.tracker.forget(state.domain, fresh[0]):
+                known["repeated"].add(state.domain)
+                known["missed"] = (state.domain, fresh[0])
+
+
+REPEATING = Repeating()
+
+# The population's traits by name: what each session may draw.
+_TRAITS: dict[str, Profile] = {
+    "terse": TERSE,
+    "eager": EAGER,
+    "fickle": FICKLE,
+    "multidomain": MULTIDOMAIN,
+    "noisy": NOISY,
+    "repeating": REPEATING,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Population(Profile):
+    """A different user each session: its behaviours drawn per session (from the session's own generator),
+    in shares calibrated so that over many sessions the rates of ``mwz simulator realism`` are the
+    MultiWOZ 2.1 validation users' (``mwz simulator realism --profile population`` prints them beside the
+    real ones, with the real ones' 95% intervals).
+
+    ``styles``: at most one of them a session (a user is terse or eager, not both), by its share;
+    ``traits``: each drawn on its own, by its share. A session plays the profiles it drew, in the order
+    listed (a style shapes a turn's acts before multidomain adds the next domain's)."""
+
+    name: str = "population"
+    description: str = "a user drawn per session: terse or eager, fickle, multidomain, noisy, repeating"
+    # calibrated on the 1000 test goals with oracle-text (seeds 0-5): each rate's mean over the seeds is within
+    # the validation users' 95% interval, near its middle
+    styles: tuple[tuple[str, float], ...] = (("terse", 0.3), ("eager", 0.095))
+    traits: tuple[tuple[str, float], ...] = (
+        ("fickle", 0.145),
+        ("multidomain", 0.25),
+        ("noisy", 0.5),
+        ("repeating", 0.18),
+    )
+
+    noise: float = REAL_MISSPELLED  # the slips per word of a noisy session (the noisy profile's: ten times it)
+
+    def identity(self) -> dict[str, Any]:
+        """Name, version, the shares it draws by and a noisy session's rate of slips."""
+        return {**super().identity(), "styles": dict(self.styles), "traits": dict(self.traits), "noise": self.noise}
+
+    def draw(self, rng: random.Random) -> tuple[str, ...]:
+        """One session's behaviours (every share is drawn, so that one does not shift the others)."""
+        pick, style = rng.random(), None
+        for name, share in self.styles:
+            if style is None and pick < share:
+                style = name
+            pick -= share
+        traits = [name for name, share in self.traits if rng.random() < share]
+        return tuple([style] if style else []) + tuple(traits)
+
+    def _drawn(self, user: AgendaUser) -> list[Profile]:
+        return [Noisy(rate=self.noise) if n == "noisy" else _TRAITS[n] for n in user.profile_state["population"]]
+
+    def begin(self, user: AgendaUser) -> None:
+        """Draw this session's behaviours, from a generator of its own seeded from the user's (the session's
+        seed), and begin each."""
+        state = hashlib.sha256(f"population:{user.rng.getstate()!r}".encode()).hexdigest()
+        user.profile_state["population"] = self.draw(random.Random(state))
+        for profile in self._drawn(user):
+            profile.begin(user)
+
+    def shape(self, user: AgendaUser, acts: list[Act]) -> list[Act]:
+        """Each drawn behaviour shapes the turn's acts in turn."""
+        for profile in self._drawn(user):
+            acts = profile.shape(user, acts)
+        return acts
+
+    def observed(self, user: AgendaUser, acts: list[Act]) -> None:
+        """Each drawn behaviour reads the system turn."""
+        for profile in self._drawn(user):
+            profile.observed(user, acts)
+
+    def words(self, user: AgendaUser, text: str) -> str:
+        """Each drawn behaviour's words (a noisy user's slips)."""
+        for profile in self._drawn(user):
+            text = profile.words(user, text)
+        return text
+
+    def details(self, user: AgendaUser) -> dict[str, Any]:
+        """The behaviours this session drew."""
+        return {"population": list(user.profile_state["population"])}
+
+
+POPULATION = Population()

@@ -288,6 +288,10 @@ class DomainState:
         """The system answered a requested attribute."""
         self._answered.add(slot)
 
+    def _forget(self, slot: str) -> None:
+        """The user missed the system's answer about ``slot`` (it asks again)."""
+        self._answered.discard(slot)
+
     def _give_up(self, why: str) -> None:
         """The user gives the domain up (a later reason replaces an earlier one)."""
         self._given_up = why
@@ -464,6 +468,22 @@ class GoalTracker:
         state = self.state(domain)
         if state is not None:
             state._change_constraint(slot, value)
+
+    def forget(self, domain: str, slot: str) -> bool:
+        """The user missed an answer about ``slot`` of ``domain`` (a profile's policy, :mod:`.profiles`): it is
+        to be asked again. Only in a domain still being worked on (False where the user has moved past it)."""
+        state = self.state(domain)
+        position = self.domains.index(state) if state is not None else -1
+        if state is None or position < self.index or state.given_up or slot not in state.answered:
+            return False
+        state._forget(slot)
+        return True
+
+    def recall(self, domain: str, slot: str) -> None:
+        """The user knows the answer about ``slot`` after all (it let the moment to ask again pass)."""
+        state = self.state(domain)
+        if state is not None and slot in state.requests:
+            state._answer(slot)
 
     def give_up(self, domain: str, why: str) -> None:
         """The user gives ``domain`` up (the simulator's policy: it stalled, or asked too often)."""
