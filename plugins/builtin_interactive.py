@@ -59,20 +59,33 @@ def mwz_register_user_profiles(register):
 @hookimpl
 def mwz_register_systems(register):
     """Register the reference systems ``oracle``, ``oracle-text``, ``oracle-lex``, ``echo``, ``silent`` and ``llm``."""
-    # the oracle reads the user's acts whatever --user-acts says
+    # the oracle reads the user's acts whatever --user-acts says; made with --system-option hear=words, it
+    # reads the user's words where no acts come (the system it makes says so: its reads_user_acts is false)
     register(
         SystemEntry(
-            "oracle", "2.0.0", f"{_SYSTEMS}:make_oracle", "upper bound: database, acts and text", reads_user_acts=True
+            "oracle",
+            "2.0.0",
+            f"{_SYSTEMS}:make_oracle",
+            "upper bound: database, acts and text (hear=words: reads the user's words)",
+            reads_user_acts=True,
         )
     )
     register(
         SystemEntry(
-            "oracle-text", "2.0.0", f"{_SYSTEMS}:make_oracle_text", "the oracle without its acts", reads_user_acts=True
+            "oracle-text",
+            "2.0.0",
+            f"{_SYSTEMS}:make_oracle_text",
+            "the oracle without its acts (hear=words: reads the user's words)",
+            reads_user_acts=True,
         )
     )
     register(
         SystemEntry(
-            "oracle-lex", "1.0.0", f"{_SYSTEMS}:make_oracle_lex", "oracle-text speaking values", reads_user_acts=True
+            "oracle-lex",
+            "1.0.0",
+            f"{_SYSTEMS}:make_oracle_lex",
+            "oracle-text speaking values (hear=words: reads the user's words)",
+            reads_user_acts=True,
         )
     )
     register(

@@ -1,11 +1,14 @@
-"""``mwz simulator agreement``, ``realism`` and ``reader``: is the simulated user fit to measure systems?
+"""``mwz simulator agreement``, ``realism``, ``reader`` and ``user-reader``: is the simulated user fit to measure systems?
 
 ``agreement`` feeds the 1000 test dialogues to the simulator's goal tracker (the wizards' annotated
 acts, and their delexicalized text through the system-act reader) and compares its verdicts with
 mwzeval's Success on the same gold dialogues (:mod:`mwz_metrics.interactive.diagnostics.agreement`).
 ``realism`` scores the user turns the simulator says after oracle histories against the real ones
 (BLEU, act F1) and sets figures of simulated sessions beside the real test dialogues'
-(:mod:`mwz_metrics.interactive.diagnostics.realism`).
+(:mod:`mwz_metrics.interactive.diagnostics.realism`). ``reader`` and ``user-reader`` measure the readers
+learnt from validation on held-out turns: the system-act reader (what a simulated user reads of a
+system's words) and the user-act reader (what a reference system made with ``hear=words`` reads of a
+user's words, :mod:`mwz_metrics.interactive.systems.user_acts`).
 """
 
 from __future__ import annotations
@@ -223,4 +226,45 @@ def reader(args: argparse.Namespace) -> int:
         print(
             f"{label:20}{scores['precision']:10.3f}{scores['recall']:10.3f}{scores['f1']:10.3f}{scores['support']:9d}"
         )
+    return 0
+
+
+def _user_reader_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split", default="test", choices=("test", "validation"), help="turns to read (test)")
+    parser.add_argument("--dialogues", type=int, help="only the first N dialogues of the split (default: all)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
+
+
+@command(
+    "simulator user-reader",
+    "the user-act reader's act precision, recall and F1 on held-out MultiWOZ 2.1 user turns",
+    _user_reader_arguments,
+    example="mwz simulator user-reader --split test",
+)
+def user_reader(args: argparse.Namespace) -> int:
+    """Print the user-act reader's scores on the user turns of a split (it was trained on validation)."""
+    from mwz_datasets import multiwoz_raw
+    from mwz_metrics.interactive.harness.context import InteractiveContext
+    from mwz_metrics.interactive.systems.user_acts import measure
+
+    context = InteractiveContext(data_dir=args.data_dir)
+    paths, _ = context.dialogue_files(args.split)
+    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))[: args.dialogues]
+    result = measure(context.user_reader, dialogues)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(
+        f"user-act reader on {result['turns']} MultiWOZ 2.1 {args.split} user turns of {len(dialogues)} dialogues; "
+        "trained on validation"
+    )
+    print(f"{'acts':24}{'precision':>10}{'recall':>10}{'F1':>10}{'support':>9}")
+    rows = [("all, with values", result["acts"]), ("all, without values", result["slots"])]
+    rows += [(f"  {intent}", scores) for intent, scores in result["intents"].items()]
+    for label, scores in rows:
+        print(
+            f"{label:24}{scores['precision']:10.2f}{scores['recall']:10.2f}{scores['f1']:10.2f}{scores['support']:9d}"
+        )
+    print(f"turns read exactly (every act): {result['exact_turns']:.2f}%")
     return 0

@@ -32,6 +32,7 @@ from mwz_metrics.interactive.protocol import MAX_RESPONSE_CHARS
 from mwz_metrics.interactive.scoring import export
 from mwz_metrics.interactive.scoring import figures as scoring
 from mwz_metrics.interactive.scoring import trials as trial_scoring
+from mwz_metrics.interactive.systems.user_acts import user_acts_reach
 from mwz_metrics.settings import EvaluationSettings
 from mwz_plugins.version import __version__
 
@@ -121,6 +122,8 @@ def prepare(
     factory, simulator_identity = load_simulator(
         simulator, context, simulator_options, profile, timeout=timeout, retries=retries
     )
+    # whether the user's acts reach the system (an acts-only system with a words-only user: refused here)
+    acts_reach = user_acts_reach(loaded, factory, system, simulator, user_acts=user_acts)
     preflight.check(loaded.kind, system, system_options, simulator_options, timeout=timeout)
     chosen = _select_goals(context, goals, loaded.dialogues)
     ids = ",".join(g.dialogue_id for g in chosen)
@@ -130,7 +133,7 @@ def prepare(
         "system": loaded.identity,
         "seed": seed,
         "max_turns": max_turns,
-        "user_acts": bool(user_acts or loaded.reads_user_acts),
+        "user_acts": acts_reach,
         "goals": {"count": len(chosen), "sha256": hashlib.sha256(ids.encode()).hexdigest()},
         **({"trials": trials} if trials > 1 else {}),
         "data": context.signature()["sources"],

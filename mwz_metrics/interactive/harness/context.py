@@ -172,6 +172,27 @@ class InteractiveContext:
 
         return SystemActReader(LinearModel.from_json(self.validation["reader"]), Lexicon.from_database(self.database))
 
+    @functools.cached_property
+    def user_reader(self):
+        """The user-act reader (:class:`~.systems.user_acts.UserActReader`), learnt from the 2.1 validation
+        user turns and cached like the rest (keyed besides by its own code and the database's files)."""
+        from mwz_datasets import multiwoz_raw
+        from mwz_datasets.derived import cached
+        from mwz_metrics.interactive.systems import user_acts
+
+        with self._lock:
+            database = self.database
+            paths, checksum = self.dialogue_files("validation")
+            tables = ",".join(str(s.get("sha256")) for _, s in sorted(database.signature["sources"].items()))
+
+            def run() -> dict[str, Any]:
+                logger.info("deriving the user-act reader from MultiWOZ 2.1 validation (cached afterwards)")
+                dialogues = list(multiwoz_raw.iter_dialogues("2.1", "validation", paths))
+                return user_acts.train(dialogues, database).as_json()
+
+            parts = [checksum, code_fingerprint(), user_acts.fingerprint(), tables]
+            return user_acts.UserActReader.from_json(cached("interactive-user-reader", parts, run), database)
+
     def signature(self) -> dict[str, Any]:
         """The files read so far (checksums) and the version of the derived material."""
         return {"sources": dict(sorted(self.sources.items())), "derived_code": code_fingerprint()[:12]}

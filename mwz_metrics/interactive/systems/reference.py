@@ -16,6 +16,16 @@ people does ("Pizza Hut City Centre is in the centre"): each placeholder is fill
 of the act it said, so its numbers measure what reading lexicalized words costs (the simulator's
 reader, then :mod:`mwz_metrics.delexicalize` for the scores). ``echo`` repeats the user's last turn
 and ``silent`` says nothing; neither keeps a state.
+
+**Hearing words.** By default (``hear=acts``) the three oracles read the user's acts, which reach them
+whatever the run's ``--user-acts`` says, and a user turn without acts gets "I did not understand"; the
+run refuses a user that sends words only (the ``llm`` simulator). Made with ``--system-option
+hear=words``, an oracle is a system like any other: the user's acts reach it only with ``--user-acts``,
+and every user turn that comes without acts is read through the user-act reader
+(:mod:`.user_acts`, learnt from the MultiWOZ 2.1 validation user turns). ``mwz interact --system
+oracle-text --system-option hear=words --simulator agenda`` measures the policy on the agenda user's
+words only; ``--simulator llm`` can then be checked against a known system. What it read of the last
+user turn is kept in the turn's ``trace`` (``{"read_user_acts": [...]}``).
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any
 from mwz_datasets.database import SERVICE_VENUES, column_name
 from mwz_metrics.interactive.acts import ACT_TO_COLUMN, Act, parse_acts, state_slot
 from mwz_metrics.interactive.language.banks import SystemTemplates
+from mwz_metrics.interactive.systems.user_acts import UserContext
 from mwz_metrics.interactive.vocabulary import (
     BOOK_SLOTS,
     DOMAINS,
@@ -323,6 +334,11 @@ class OraclePolicy:
         return " ".join(t for t in texts if t), acts
 
 
+def _asked(parts: Sequence[_Part]) -> frozenset[str]:
+    """The slots the oracle's decided turn asks the user for (what a user's "I don't mind" answers)."""
+    return frozenset(slot for part in parts if "request" in part.intents for slot in part.required)
+
+
 def _only_closing(acts: Sequence[Act]) -> bool:
     return bool(acts) and all(a.intent in ("thank", "bye", "greet") for a in acts)
 
@@ -357,15 +373,28 @@ def lexicalize(text: str, acts: Sequence[Act]) -> str:
     return re.sub(r"\[(value_\w+)\]", fill, text)
 
 
+HEARING = ("acts", "words")  # what an oracle reads of the user (``--system-option hear=...``)
+
+
 class OracleSystem:
     """The oracle speaking the system protocol (``with_acts=False``: ``oracle-text``; ``lexicalized``:
-    ``oracle-lex``, its words with values in place of placeholders)."""
+    ``oracle-lex``, its words with values in place of placeholders; ``hear="words"``: the user's text
+    read where a turn comes without acts)."""
 
-    def __init__(self, context: Any, *, with_acts: bool = True, lexicalized: bool = False) -> None:
+    def __init__(self, context: Any, *, with_acts: bool = True, lexicalized: bool = False, hear: str = "acts") -> None:
+        if hear not in HEARING:
+            from mwz_plugins.errors import InputError
+
+            raise InputError(
+                f"--system-option hear={hear}: acts (the user's acts, the default) or words (its text, read)"
+            )
         self.policy = OraclePolicy(context.database, context.system_templates)
         self.with_acts = with_acts
         self.lexicalized = lexicalized
         self.name = "oracle-lex" if lexicalized else "oracle" if with_acts else "oracle-text"
+        self.reader = context.user_reader if hear == "words" else None
+        # the run's signature: the user's acts reach it whatever --user-acts says (hear=acts), or as any system's
+        self.reads_user_acts = hear == "acts"
 
     def respond(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Fold the policy over the history; answer its last user turn."""
@@ -373,15 +402,22 @@ class OracleSystem:
         state = OracleState()
         parts: list[_Part] = []
         understood = True
+        read: list[Act] | None = None  # what was read of the last user turn (its text, without acts)
         for entry in request.get("history", ()):
             if entry.get("speaker") != "user":
                 continue
-            if entry.get("acts") is None:
+            read = None
+            if entry.get("acts") is not None:
+                acts = parse_acts(entry["acts"])
+            elif self.reader is not None:  # hear=words: its text, read in what the oracle knows
+                context = UserContext(state.current or "none", _asked(parts))
+                acts = read = self.reader.read(str(entry.get("text") or ""), context)
+            else:
                 understood = False
                 parts = []
                 continue
             understood = True
-            parts = self.policy.decide(state, parse_acts(entry["acts"]), dialogue_id)
+            parts = self.policy.decide(state, acts, dialogue_id)
         if not understood:
             text, acts = (
                 "I am sorry, I did not understand that. Could you say it differently?",
@@ -399,6 +435,8 @@ class OracleSystem:
         }
         if self.with_acts:
             turn["acts"] = [a.as_list() for a in acts]
+        if read is not None:
+            turn["trace"] = {"read_user_acts": [a.as_list() for a in read]}
         return turn
 
 
@@ -423,19 +461,19 @@ class SilentSystem:
         return {"response": ""}
 
 
-def make_oracle(context: Any, **options: Any) -> OracleSystem:
-    """``oracle``: acts and text."""
-    return OracleSystem(context, with_acts=True, **options)
+def make_oracle(context: Any, *, hear: str = "acts") -> OracleSystem:
+    """``oracle``: acts and text (``hear=words``: reads the user's text where its acts do not come)."""
+    return OracleSystem(context, with_acts=True, hear=hear)
 
 
-def make_oracle_text(context: Any, **options: Any) -> OracleSystem:
-    """``oracle-text``: text only."""
-    return OracleSystem(context, with_acts=False, **options)
+def make_oracle_text(context: Any, *, hear: str = "acts") -> OracleSystem:
+    """``oracle-text``: text only (``hear=words``: reads the user's text where its acts do not come)."""
+    return OracleSystem(context, with_acts=False, hear=hear)
 
 
-def make_oracle_lex(context: Any, **options: Any) -> OracleSystem:
-    """``oracle-lex``: text with values, no acts."""
-    return OracleSystem(context, with_acts=False, lexicalized=True, **options)
+def make_oracle_lex(context: Any, *, hear: str = "acts") -> OracleSystem:
+    """``oracle-lex``: text with values, no acts (``hear=words``: reads the user's text too)."""
+    return OracleSystem(context, with_acts=False, lexicalized=True, hear=hear)
 
 
 def make_echo(context: Any) -> EchoSystem:
