@@ -575,6 +575,7 @@ def test_the_llm_user_hears_the_system_and_its_key_goes_in_a_header_only(env, co
             "oracle-text",
             simulator="llm",
             simulator_options={"endpoint": endpoint, "model": "stub"},
+            system_options={"hear": "words"},  # the llm user sends words only: the oracle reads them
             goals=2,
             context=context,
         )

@@ -27,6 +27,15 @@ def _users(args: argparse.Namespace) -> list[tuple[str, str, str | None, dict[st
     return users
 
 
+def _hearing(simulator: str, context: Any, options: dict[str, Any]) -> dict[str, str]:
+    """oracle-text's options for a user: it reads the words of a user that sends no acts (the llm user)."""
+    from mwz_metrics.interactive.harness.loading import load_simulator
+    from mwz_metrics.interactive.systems.user_acts import sends_user_acts
+
+    factory, _ = load_simulator(simulator, context, options)
+    return {} if sends_user_acts(factory) else {"hear": "words"}
+
+
 def measure(args: argparse.Namespace, context: Any) -> dict[str, Any]:
     """Run every user's sessions with oracle-text, measure them beside the real users, print the table."""
     from mwz_metrics.interactive.diagnostics.realism import SimulatedUser, measure_users
@@ -38,6 +47,7 @@ def measure(args: argparse.Namespace, context: Any) -> dict[str, Any]:
     for label, simulator, profile, options in _users(args):
         run = api.prepare(
             "oracle-text",
+            system_options=_hearing(simulator, context, options),
             simulator=simulator,
             simulator_options=options,
             profile=profile,

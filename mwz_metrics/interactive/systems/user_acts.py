@@ -125,19 +125,11 @@ _WITHOUT = re.compile(r"\b(without|no|not|n't|nt|neither|nor)\b")
 
 # -- who hears what ----------------------------------------------------------------------------
 
-# Simulators whose users write words only, named by their factory's class where they do not say it
-# themselves (a factory may say ``sends_user_acts = False``).
-WORDS_ONLY_FACTORIES = frozenset({"mwz_metrics.interactive.user.llm.LLMFactory"})
-
 
 def sends_user_acts(factory: Any) -> bool:
-    """Whether a simulator's users send their acts with their words (its factory's ``sends_user_acts``;
-    the built-in ``llm`` user does not; any other is taken to)."""
-    declared = getattr(factory, "sends_user_acts", None)
-    if declared is not None:
-        return bool(declared)
-    kind = type(factory)
-    return f"{kind.__module__}.{kind.__qualname__}" not in WORDS_ONLY_FACTORIES
+    """Whether a simulator's users send their acts with their words (its factory's ``sends_user_acts``,
+    :class:`~mwz_metrics.interactive.user.base.SimulatorFactory`'s default True; the ``llm`` user's False)."""
+    return bool(getattr(factory, "sends_user_acts", True))
 
 
 def user_acts_reach(loaded: Any, factory: Any, system: str, simulator: str, *, user_acts: bool) -> bool:

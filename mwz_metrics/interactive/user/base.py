@@ -75,6 +75,9 @@ class SimulatorFactory(abc.ABC):
     """Makes the simulated user of each goal; shared resources are loaded once."""
 
     name: str = "simulator"  # its version is its registry entry's (mwz_register_user_simulators)
+    # Whether its users send their dialogue acts with their words (a reference system reads those; one
+    # that writes words only pairs with a system that reads words).
+    sends_user_acts: bool = True
 
     @abc.abstractmethod
     def session(self, goal: UserGoal, rng: random.Random) -> UserSimulator:

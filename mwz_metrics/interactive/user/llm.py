@@ -135,6 +135,7 @@ class LLMFactory(SimulatorFactory):
     """Users played by one model at one endpoint."""
 
     name = "llm"
+    sends_user_acts = False  # a model writes words; no acts come with them
 
     def __init__(
         self,
