@@ -171,6 +171,30 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.fixture()
+def cli(capsys):
+    """``mwz -q ARGS`` in this process, as the console script gives it: a ``CompletedProcess`` of the exit
+    code, stdout and stderr; ``env`` set for the command only (undone after it, as run_cli undoes ``-q``)."""
+    import subprocess
+
+    def run(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in (env or {}).items():
+                patch.setenv(name, value)
+            code, out, err = run_cli(capsys, *map(str, args))
+        return subprocess.CompletedProcess(["mwz", "-q", *map(str, args)], code, out, err)
+
+    return run
+
+
+def one_line_error(ran) -> str:
+    """The single ``mwz: error:`` line of a refused command (exit 2, no traceback)."""
+    assert ran.returncode == 2, (ran.stdout, ran.stderr)
+    lines = ran.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mwz: error: "), ran.stderr
+    return lines[0]
+
+
 @pytest.fixture(scope="session")
 def synth22() -> Path:
     """The synthetic full-scale MultiWOZ 2.2 mirror (2.1 content in 2.2 format)."""

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import one_line_error
 
 from mwz_metrics.interactive.harness import sessions as session_files
 from mwz_plugins.errors import InputError
@@ -24,23 +24,6 @@ MWZ = str(Path(sys.executable).with_name("mwz"))
 @pytest.fixture()
 def env(synth22_env):
     """The synth22 mirror for the test (its derived material cached)."""
-
-
-@pytest.fixture()
-def cli(capsys):
-    def run(*args: object) -> subprocess.CompletedProcess:
-        code, out, err = run_cli(capsys, *map(str, args))
-        return subprocess.CompletedProcess(["mwz", *map(str, args)], code, out, err)
-
-    return run
-
-
-def refused(ran: subprocess.CompletedProcess) -> str:
-    """The one ``mwz: error:`` line of a command refused (exit 2)."""
-    assert ran.returncode == 2, (ran.stdout, ran.stderr)
-    lines = ran.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mwz: error: "), ran.stderr
-    return lines[0]
 
 
 @pytest.fixture()
@@ -56,11 +39,11 @@ def test_a_symlink_at_the_lock_is_refused_and_its_target_untouched(env, tmp_path
     precious.write_text("precious\n")
     out = tmp_path / "run.jsonl"
     session_files.lock_path(out).symlink_to(precious)
-    assert "lock file is a symlink" in refused(cli("interact", "--system", "echo", "--goals", 2, "-o", out))
+    assert "lock file is a symlink" in one_line_error(cli("interact", "--system", "echo", "--goals", 2, "-o", out))
     assert precious.read_text() == "precious\n" and not out.exists()
     session_files.lock_path(out).unlink()
     session_files.lock_path(out).mkdir()  # a folder there: one line too, not a bug
-    assert "lock file is a folder" in refused(cli("interact", "--system", "echo", "--goals", 2, "-o", out))
+    assert "lock file is a folder" in one_line_error(cli("interact", "--system", "echo", "--goals", 2, "-o", out))
 
 
 def test_an_output_symlink_is_written_through_and_one_file_has_one_lock(env, tmp_path, cli):
@@ -74,13 +57,13 @@ def test_an_output_symlink_is_written_through_and_one_file_has_one_lock(env, tmp
     with session_files.exclusive(real):  # a run writing the real file (this process): its other name is taken too
         command = [MWZ, "-q", "interact", "--system", "oracle", "--goals", 2, "-o", link, "--overwrite"]
         other = subprocess.run(list(map(str, command)), capture_output=True, text=True, timeout=120)
-    assert "another run is writing" in refused(other)
+    assert "another run is writing" in one_line_error(other)
 
 
 def test_a_file_with_two_names_is_refused_as_an_output(run_file, tmp_path, cli):
     other = tmp_path / "other.jsonl"
     os.link(run_file, other)
-    line = refused(cli("interact", "--system", "oracle", "--goals", 3, "-o", other, "--resume"))
+    line = one_line_error(cli("interact", "--system", "oracle", "--goals", 3, "-o", other, "--resume"))
     assert "hard links" in line and "other.jsonl" in line
 
 
@@ -97,11 +80,11 @@ def test_an_output_naming_an_input_is_refused_before_anything_runs(run_file, tmp
         ("compare", "-i", run_file, "--per-dialogue", link),
         ("evaluate", "-i", link, "-o", run_file),
     ):
-        line = refused(cli(*command))
+        line = one_line_error(cli(*command))
         assert "is the input" in line or "name one file" in line, (command, line)
     assert run_file.read_bytes() == before
     predictions = tmp_path / "p.json"
-    line = refused(
+    line = one_line_error(
         cli("interact", "--score-only", "-o", run_file, "--predictions", predictions, "--result", predictions)
     )
     assert "name one file" in line and not predictions.exists()
@@ -142,7 +125,7 @@ def test_sessions_of_other_goals_are_left_out_with_a_counted_warning(env, tmp_pa
     header.pop("goal_ids")  # a file of an older version: refused where it holds more goals than its run had
     old = tmp_path / "old.jsonl"
     old.write_bytes(json.dumps(header).encode() + b"\n" + b"\n".join(small.read_bytes().split(b"\n")[1:]))
-    assert "sessions of another run" in refused(cli("interact", "--score-only", "-o", old))
+    assert "sessions of another run" in one_line_error(cli("interact", "--score-only", "-o", old))
 
 
 @pytest.mark.parametrize(
@@ -162,7 +145,7 @@ def test_a_hand_edited_session_record_is_one_line_naming_file_line_and_field(run
     edited = tmp_path / "edited.jsonl"
     edited.write_bytes(b"\n".join([lines[0], lines[1], json.dumps(record).encode(), *lines[3:]]))
     for command in (("interact", "--score-only", "-o", edited), ("view", edited, "-o", tmp_path / "v.html")):
-        line = refused(cli(*command))
+        line = one_line_error(cli(*command))
         assert f"{edited}: line 3: " in line and field in line, line
 
 
@@ -188,7 +171,7 @@ def test_a_full_disk_is_one_line_keeping_every_finished_session(env, small_disk,
     out = small_disk / "run.jsonl"
     filler = small_disk / "filler"
     _fill(filler, leave=36 * 1024)
-    line = refused(cli("interact", "--system", "oracle", "--goals", 20, "-o", out, *FAST))
+    line = one_line_error(cli("interact", "--system", "oracle", "--goals", 20, "-o", out, *FAST))
     assert "No space left on device" in line and f"--resume -o {out}" in line and str(out) in line
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "run.jsonl"]  # no lock, no temporary file
     kept = {s["id"] for s in session_files.read_file(out).sessions}

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import one_line_error, run_cli
 from hostile_system import ENDS, HostileChat, HostileSystem, MixedPlan, completion, tool_call
 
 from mwz_metrics.interactive.harness import sessions as session_files
@@ -41,29 +41,6 @@ def mwz(*args: object, quiet: bool = True, timeout: float = 120, **options) -> s
     """``mwz [-q] ARGS`` as a user runs it."""
     command = [MWZ, *(["-q"] if quiet else []), *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, **options)
-
-
-@pytest.fixture()
-def cli(capsys):
-    """``mwz -q ARGS`` in this process, as :func:`mwz` gives it (exit code, stdout, stderr), ``env`` set for
-    the command (undone after it, as run_cli undoes what ``-q`` sets)."""
-
-    def run(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        with pytest.MonkeyPatch.context() as patch:
-            for name, value in (env or {}).items():
-                patch.setenv(name, value)
-            code, out, err = run_cli(capsys, *map(str, args))
-        return subprocess.CompletedProcess(["mwz", "-q", *map(str, args)], code, out, err)
-
-    return run
-
-
-def one_line_error(ran: subprocess.CompletedProcess) -> str:
-    """The single ``mwz: error:`` line of a refused command (exit 2, no traceback)."""
-    assert ran.returncode == 2, (ran.stdout, ran.stderr)
-    lines = ran.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mwz: error: "), ran.stderr
-    return lines[0]
 
 
 def on_turn(behaviour: str, turn: int = 1):
@@ -463,7 +440,6 @@ def test_text_no_utf8_spells_is_printed_as_an_escape(env, context, tmp_path, cap
     """A lone surrogate (a system's bytes as a JSON escape, a file name's bytes) in a system turn, the run's
     system name and a compare label: ``mwz evaluate`` and ``mwz compare`` print it, as a table or JSON, as
     the escape ``-o FILE`` writes (was: UnicodeEncodeError, exit 1); a JSON file reads back the same."""
-    from conftest import run_cli
 
     from mwz_metrics.interactive.harness import api
 

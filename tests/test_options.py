@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import one_line_error
 
 from mwz_metrics.interactive.harness import sessions as session_files
 
@@ -56,24 +56,8 @@ def env(synth22_env, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
-@pytest.fixture()
-def cli(capsys):
-    def run(*args: object) -> subprocess.CompletedProcess:
-        code, out, err = run_cli(capsys, *map(str, args))
-        return subprocess.CompletedProcess(["mwz", *map(str, args)], code, out, err)
-
-    return run
-
-
 def mwz(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([MWZ, *map(str, args)], capture_output=True, text=True, timeout=timeout)
-
-
-def refused(ran: subprocess.CompletedProcess) -> str:
-    assert ran.returncode == 2, (ran.stdout, ran.stderr)
-    lines = ran.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mwz: error: "), ran.stderr
-    return lines[0]
 
 
 @pytest.mark.parametrize("where", ["respond", "interrupt"])
@@ -92,7 +76,7 @@ def test_a_system_calling_sys_exit_or_raising_an_interrupt_ends_its_sessions_not
 
 
 def test_a_factory_that_exits_is_one_line(env, cli):
-    line = refused(cli("interact", "--system", "exiting:make", "--system-option", "where=factory",
+    line = one_line_error(cli("interact", "--system", "exiting:make", "--system-option", "where=factory",
                        "--system-option", "status=3", "--goals", 2))  # fmt: skip
     assert "the factory failed (SystemExit(3)" in line
 
@@ -116,10 +100,12 @@ def test_a_wrong_port_is_refused_in_seconds_before_any_session(env, tmp_path, cl
         port = probe.getsockname()[1]
     out = tmp_path / "wrong.jsonl"
     started = time.monotonic()
-    line = refused(cli("interact", "--system", f"http://localhost:{port}/respond", "--goals", 50, "-o", out))
+    line = one_line_error(cli("interact", "--system", f"http://localhost:{port}/respond", "--goals", 50, "-o", out))
     assert time.monotonic() - started < 10
     assert f"cannot connect to localhost:{port}" in line and not out.exists()
-    endpoint = refused(cli("interact", "--system", "llm", "--endpoint", f"http://127.0.0.1:{port}/v1", "--model", "m"))
+    endpoint = one_line_error(
+        cli("interact", "--system", "llm", "--endpoint", f"http://127.0.0.1:{port}/v1", "--model", "m")
+    )
     assert f"127.0.0.1:{port}" in endpoint
 
 
@@ -139,7 +125,7 @@ def test_a_wrong_port_is_refused_in_seconds_before_any_session(env, tmp_path, cl
 )
 def test_a_wrong_option_is_refused_before_the_first_session(env, tmp_path, cli, options, says):
     out = tmp_path / "run.jsonl"
-    assert says in refused(cli("interact", "--system", "oracle", "--goals", 2, "-o", out, *options))
+    assert says in one_line_error(cli("interact", "--system", "oracle", "--goals", 2, "-o", out, *options))
     assert not out.exists()
 
 

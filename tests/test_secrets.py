@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
 from hostile_system import HostileChat, completion
 
 from mwz_metrics.interactive import chat
@@ -34,20 +33,6 @@ KEY = "key-Open-0815"
 @pytest.fixture()
 def env(synth22_env):
     """The synth22 mirror for the test (its derived material cached for the console script)."""
-
-
-@pytest.fixture()
-def cli(capsys):
-    """``mwz -q ARGS`` in this process: (exit code, stdout, stderr), ``env`` set for the command."""
-
-    def run(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        with pytest.MonkeyPatch.context() as patch:
-            for name, value in (env or {}).items():
-                patch.setenv(name, value)
-            code, out, err = run_cli(capsys, *map(str, args))
-        return subprocess.CompletedProcess(["mwz", "-q", *map(str, args)], code, out, err)
-
-    return run
 
 
 def leaks(texts: dict[str, str], *secrets: str) -> list[str]:

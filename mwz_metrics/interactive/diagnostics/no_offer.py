@@ -28,6 +28,7 @@ from mwz_metrics.interactive.acts import Act, parse_acts
 from mwz_metrics.interactive.goals import UserGoal
 from mwz_metrics.interactive.language.extract import detokenize
 from mwz_metrics.interactive.protocol import SystemTurn
+from mwz_metrics.interactive.vocabulary import NO_VALUE, NOT_A_VALUE
 
 OUTCOMES = ("changes", "answers", "other")
 LABELS = {
@@ -35,7 +36,6 @@ LABELS = {
     "answers": "answers the request only (%)",
     "other": "neither (%)",
 }
-_NO_VALUE = ("", "none", "?")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,7 +67,7 @@ def _given(history: Iterable[Sequence[Act]]) -> dict[tuple[str, str], str]:
     for acts in history:
         for act in acts:
             value = " ".join(act.value.lower().split())
-            if act.intent == "inform" and act.slot not in _NO_VALUE and value not in _NO_VALUE:
+            if act.intent == "inform" and act.slot not in NO_VALUE and value not in NO_VALUE:
                 given[(act.domain, act.slot)] = value
     return given
 
@@ -81,11 +81,11 @@ def outcome(system_acts: Sequence[Act], history: Iterable[Sequence[Act]], answer
     changes = answers = False
     for act in answer:
         value = " ".join(act.value.lower().split())
-        if act.intent != "inform" or act.slot in _NO_VALUE:
+        if act.intent != "inform" or act.slot in NO_VALUE:
             continue
         if act.slot in requested:
             answers = True
-        if act.domain not in failed or value in _NO_VALUE or value == "dontcare":
+        if act.domain not in failed or value in NOT_A_VALUE:
             continue
         before = given.get((act.domain, act.slot))
         if (before is not None and before != value) or (before is None and act.slot not in requested):
