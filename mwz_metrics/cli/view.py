@@ -21,6 +21,13 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help="a session file of mwz interact (JSONL) or its --predictions export; several are shown side by side "
         "on the same goals (and trials)",
     )
+    parser.add_argument(
+        "--no-profiles",
+        action="store_true",
+        help="show only the runs given: not the profiles' runs beside a default user's run of mwz interact "
+        "--profiles (runs/x.terse.jsonl beside runs/x.jsonl), shown by default with the run's robustness and "
+        "which user broke which sessions",
+    )
     parser.add_argument("-o", "--output", help="the page (default: the first run's name with .html)")
     parser.add_argument("--title", help="the page's title (default: the runs' file names)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
@@ -54,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         resamples=args.resamples,
         delexicalize=args.delexicalize,
         data_dir=args.data_dir,
+        profiles=not args.no_profiles,
     )
     print(f"wrote {output}")
     return 0

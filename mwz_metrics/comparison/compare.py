@@ -250,6 +250,7 @@ def _score_interactive(
     data_dir: str | None,
     delexicalize: str = "auto",
     exclude_infra: bool = False,
+    context: Any = None,
 ) -> dict[str, dict[str, Any]]:
     """Each run's sessions scored as ``mwz interact`` scores them (one shared context)."""
     if not systems:
@@ -257,7 +258,7 @@ def _score_interactive(
     from mwz_metrics.interactive.harness import api
     from mwz_metrics.interactive.harness.context import InteractiveContext
 
-    context = InteractiveContext(data_dir=data_dir)
+    context = context or InteractiveContext(data_dir=data_dir)
     out = {}
     for name, (config, sessions) in progress(systems.items(), "scoring interactive runs", total=len(systems)):
         try:
@@ -407,6 +408,139 @@ def _interactive_pairs(
     }
 
 
+# A run with profiles (mwz interact --profiles): the columns of its robustness (README, User profiles).
+ROBUSTNESS_KEYS = ("worst", "mean", "worst_vs_default")
+
+
+def _profile_runs(systems: Mapping[str, Any], names: Sequence[str]) -> dict[str, dict[str, Path]]:
+    """The interactive runs given as the default user's session file with its profiles' files beside it:
+    run -> profile -> file (:func:`.inputs.profile_runs`)."""
+    from mwz_metrics.comparison.inputs import profile_runs
+
+    found = {}
+    for name in names:
+        given = systems[name]
+        runs = profile_runs(given) if isinstance(given, (str, Path)) else {}
+        if runs:
+            logger.info("%s: a run with profiles (%s)", name, ", ".join(runs))
+            found[name] = runs
+    return found
+
+
+def _score_profiles(
+    profiles: Mapping[str, Mapping[str, Path]],
+    interactive: Mapping[str, dict[str, Any]],
+    *,
+    context: Any,
+    seed: int,
+    delexicalize: str,
+    exclude_infra: bool,
+) -> dict[str, dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]]:
+    """Each run with profiles: user -> (its run's configuration, its scored sessions), the default user's
+    first (its sessions as the comparison scored them; each profile's scored for Success alone)."""
+    from mwz_metrics.interactive.harness import api
+
+    out: dict[str, dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
+    items = [(name, user, path) for name, runs in profiles.items() for user, path in runs.items()]
+    for name, user, path in progress(items, "scoring the runs' profiles", total=len(items)):
+        default = interactive[name]
+        users = out.setdefault(name, {"default": (default["run"], default["per_session"])})
+        try:
+            loaded = api.load_sessions(path)
+            if loaded is None:
+                raise InputError(f"{path}: not a session file")
+            config, sessions = loaded
+            result = api.score(
+                api.in_goal_order(sessions, context),
+                config,
+                context=context,
+                richness=False,
+                resamples=0,
+                seed=seed,
+                scorable_only=True,
+                delexicalize=delexicalize,
+                exclude_infra=exclude_infra,
+            )
+        except InputError as error:
+            raise InputError(f"system {name}, profile {user}: {error}") from None
+        users[user] = (config, result["per_session"])
+    return out
+
+
+def _robustness(
+    users: Mapping[str, Mapping[str, tuple[dict[str, Any], list[dict[str, Any]]]]],
+    interactive: Mapping[str, dict[str, Any]],
+    base: str | None,
+    *,
+    resamples: int,
+    seed: int,
+) -> dict[str, dict[str, Any]]:
+    """Each run with profiles: its robustness (:func:`~mwz_metrics.interactive.scoring.trials.robustness`,
+    the profile set in ``profiles``), and against the ``base`` run with the same users, the paired p-value
+    of its worst and mean Success (``against``: resampling the goals both runs have); the run's signature
+    names its profile set."""
+    from mwz_metrics.comparison.inputs import profile_set, profiles_signature
+    from mwz_metrics.interactive.scoring import trials
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, runs in users.items():
+        found = trials.robustness({u: r[1] for u, r in runs.items()}, resamples=resamples, seed=seed)
+        if found is None:
+            continue
+        configs = {u: r[0] for u, r in runs.items()}
+        out[name] = {**found, "profiles": profile_set(configs)}
+        interactive[name]["signature"] = profiles_signature(interactive[name]["signature"], configs)
+    if base in out and resamples > 0:
+        theirs = {u: r[1] for u, r in users[base].items()}
+        for name in out:
+            if name != base and list(users[name]) == list(theirs):
+                against = _robustness_against({u: r[1] for u, r in users[name].items()}, theirs, resamples, seed)
+                if against:
+                    out[name]["against"] = {"baseline": base, **against}
+    return out
+
+
+def _robustness_against(
+    mine: Mapping[str, list[dict[str, Any]]], theirs: Mapping[str, list[dict[str, Any]]], resamples: int, seed: int
+) -> dict[str, Any] | None:
+    """The worst and mean Success of two runs with the same users, paired over the goals both have: each
+    difference and its paired bootstrap p-value (both runs resampled with the same goals)."""
+    from mwz_metrics.interactive.scoring import trials
+
+    shared = set(trials.robustness_goals(theirs))
+    goals = [g for g in trials.robustness_goals(mine) if g in shared]
+    if len(goals) < 2:
+        return None
+    weights = bootstrap.resample_weights(len(goals), resamples, seed)
+    whole = np.ones((1, len(goals)), dtype=np.int64)
+    a, b = trials.robustness_samples(mine, goals, weights), trials.robustness_samples(theirs, goals, weights)
+    a1, b1 = trials.robustness_samples(mine, goals, whole), trials.robustness_samples(theirs, goals, whole)
+    out: dict[str, Any] = {"goals": len(goals)}
+    for key in ("worst", "mean"):
+        observed = float(a1[key][0] - b1[key][0])
+        out[key] = {"difference": observed, "p_value": bootstrap.p_value(a[key], b[key], observed)}
+    return out
+
+
+def _robustness_rows(robust: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of the runs with profiles: the worst user's Success, the mean over the users (each with its
+    interval, and its p-value against the baseline run with the same users) and the worst user's difference
+    to the default user (its paired interval)."""
+    rows: list[dict[str, Any]] = []
+    for name, found in robust.items():
+        for key in ROBUSTNESS_KEYS:
+            figure = found["worst"]["against_default"] if key == "worst_vs_default" else found[key]
+            value = figure["difference"] if key == "worst_vs_default" else figure["value"]
+            row: dict[str, Any] = {"system": name, "metric": f"robustness:{key}", "domain": "total", "value": value}
+            if figure.get("ci95"):
+                row["ci_low"], row["ci_high"] = figure["ci95"]
+            against = (found.get("against") or {}).get(key)
+            if against is not None:
+                row["p_value"] = against["p_value"]
+            rows.append(row)
+    return rows
+
+
 def _with_pairs(rows: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, Any]]) -> None:
     """The p-values (and Success's detectable difference) into the runs' total rows."""
     for row in rows:
@@ -462,6 +596,7 @@ def compare(
     measured = _score_static(scoring, static_systems, jobs=jobs) if static_systems else {}
     stats = _bootstrap(_static_figures(measured), baseline, resamples=resamples, seed=seed)
     asked = {request.name for request in requests}
+    context = _context(scoring.data_dir) if interactive_systems else None
     interactive = _score_interactive(
         interactive_systems,
         richness="richness" in asked,
@@ -471,6 +606,7 @@ def compare(
         data_dir=scoring.data_dir,
         delexicalize=scoring.settings.delexicalize or "auto",
         exclude_infra=exclude_infra,
+        context=context,
     )
     rows = _static_rows(measured, stats)
     rows += _interactive_rows(
@@ -478,6 +614,19 @@ def compare(
     )
     pairs = _interactive_pairs(interactive, baseline, resamples=resamples, seed=seed, plan_difference=plan_difference)
     _with_pairs(rows, pairs)
+    robust: dict[str, dict[str, Any]] = {}
+    if "success" in asked:  # a run with profiles: its worst user's and mean Success
+        users = _score_profiles(
+            _profile_runs(systems, list(interactive)),
+            interactive,
+            context=context,
+            seed=seed,
+            delexicalize=scoring.settings.delexicalize or "auto",
+            exclude_infra=exclude_infra,
+        )
+        base = baseline if baseline in interactive else next(iter(interactive), None)  # as the runs' pairs
+        robust = _robustness(users, interactive, base, resamples=resamples, seed=seed)
+        rows += _robustness_rows(robust)
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
     assembled = {name: _assembled(results) for name, results in measured.items()}
     return Comparison(
@@ -488,8 +637,16 @@ def compare(
         per_dialogue=_dialogue_rows(measured) if per_dialogue else [],
         results={**assembled, **interactive},
         settings=_settings(measured, assembled, interactive, resamples, seed, common_dialogues)
-        | ({"interactive_pairs": pairs} if pairs else {}),
+        | ({"interactive_pairs": pairs} if pairs else {})
+        | ({"robustness": robust} if robust else {}),
     )
+
+
+def _context(data_dir: str | None) -> Any:
+    """The interactive context every run of the comparison is scored in (goals, database loaded once)."""
+    from mwz_metrics.interactive.harness.context import InteractiveContext
+
+    return InteractiveContext(data_dir=data_dir)
 
 
 def _checked(systems: Mapping[str, Any], baseline: str | None) -> tuple[dict[str, Any], dict[str, Any]]:

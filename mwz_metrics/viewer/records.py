@@ -10,6 +10,11 @@ reason, the warnings, the tokens). A session's tokens are its system's report (`
 ``mwz interact`` counts them) or else the sum of its turns' traces, and the simulator's; a run's, the
 sum of its sessions'. A system under test may send anything: every string is cut at :data:`MAX_TEXT`
 characters (the page says how many were left out), and the page escapes all of it (:mod:`.page`).
+
+A run with profiles (the default user's run and its profiles' runs on the page, :func:`robustness_view`)
+adds its robustness: the worst user's and the mean Success with their intervals and paired difference
+to the default user, and which user broke which sessions (solved with the default user, failed with the
+profile), by reason, each reason with the sessions to open.
 """
 
 from __future__ import annotations
@@ -366,3 +371,65 @@ def _trials(trials: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not trials:
         return None
     return {"per_goal": trials["trials"], "goals": trials["goals"], "definition": trials["definition"]}
+
+
+MAX_REASONS = 30  # a profile's reasons the page lists (the rest counted)
+MAX_EXAMPLES = 50  # the sessions a reason links to
+
+
+def _session_keys(sessions: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Session id -> the page's key of the session (``goal~trial``, as the script's ``keyOf``)."""
+    return {str(s["id"]): f"{goal_key(s)}~{s.get('trial') or 0}" for s in sessions}
+
+
+def robustness_view(
+    users: Mapping[str, int],
+    scored: Sequence[tuple[Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any]]],
+    *,
+    resamples: int,
+) -> dict[str, Any] | None:
+    """A run with profiles on the page: ``users`` (user -> index of its run among ``scored``, each (config,
+    sessions, result); the default user first) as ``{"runs": {user: index}, "profiles", "signature",
+    "figures", "broken"}``: the robustness figures (:func:`~mwz_metrics.interactive.scoring.trials.robustness`)
+    and, per profile, the sessions solved with the default user and failed with it, by reason
+    (:func:`~mwz_metrics.interactive.scoring.explain.broken_by_users`), each reason with the page's keys
+    of its sessions (at most :data:`MAX_EXAMPLES`; at most :data:`MAX_REASONS` reasons). None where the users
+    share no goal."""
+    from mwz_metrics.comparison.inputs import profile_set, profiles_signature
+    from mwz_metrics.interactive.scoring.explain import broken_by_users
+    from mwz_metrics.interactive.scoring.trials import robustness
+
+    default = next(iter(users))
+    per_user = {user: scored[i][2]["per_session"] for user, i in users.items()}
+    found = robustness(per_user, resamples=resamples, seed=0, default=default)
+    if found is None:
+        return None
+    runs = {user: (scored[i][1], scored[i][2]["per_session"]) for user, i in users.items()}
+    broken = {}
+    for user, seen in broken_by_users(runs, default).items():
+        keys = _session_keys(scored[users[user]][1])
+        reasons = [
+            {
+                "reason": cut(reason["reason"], MAX_VALUE),
+                "sessions": reason["sessions"],
+                "items": [[cut(item, MAX_VALUE), n] for item, n in list(reason["items"].items())[:MAX_KINDS]],
+                "keys": [keys[i] for i in reason["examples"][:MAX_EXAMPLES] if i in keys],
+            }
+            for reason in seen["reasons"][:MAX_REASONS]
+        ]
+        broken[user] = {
+            **{k: seen[k] for k in ("paired", "broken", "fixed")},
+            "ends": _top(Counter(seen["ends"])),
+            "reasons": reasons,
+            "more_reasons": max(0, len(seen["reasons"]) - MAX_REASONS),
+        }
+    configs = {user: scored[i][0] for user, i in users.items()}
+    signature = profiles_signature(scored[users[default]][2]["signature"], configs)
+    return {
+        "runs": dict(users),
+        "default": default,
+        "profiles": cut(profile_set(configs)),
+        "signature": cut(signature["line"]),
+        "figures": found,
+        "broken": broken,
+    }

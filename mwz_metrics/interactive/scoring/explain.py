@@ -14,12 +14,21 @@ calls and their results), a failed domain's line also names the lookups of that 
 nothing or failed ("looked up restaurant with area=cambridge, food=italian: 0 venues"), and the
 transcript shows each call under its turn. A trace is what the system sent: anything may be missing or
 of another type, and is shown as far as it is readable.
+
+A run with profiles (``mwz interact --profiles``): **which user broke it** (:func:`explain_users`). The
+sessions the system solves with the default user and fails with a profile, on the same goal, trial and
+seed, are grouped per profile by their reasons (:func:`break_reasons`): each failed domain's verdict (the
+user's give-up by its kind, mwzeval's Inform or Success failing), an end other than the user's, and what
+the system asked that a user may not follow (a slot asked for after the user gave it, or asked again),
+from the acts it sent or the simulator read: "terse: 61 sessions: the system asked for restaurant area
+after the user gave it".
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -279,21 +288,211 @@ def explain(sessions: Sequence[Mapping[str, Any]], per_session: Sequence[Mapping
     chosen = sorted(pairs, key=lambda pair: explain_order(pair[0], pair[1].get("trial")))[:count]
     out = [f"{len(chosen)} of {len(pairs)} failed sessions:"]
     for record, session in chosen:
-        end = session["end"]
-        detail = f" ({end['detail']})" if end.get("detail") else ""
         out.append("")
-        trial = f" trial {session['trial']}" if session.get("trial") is not None else ""
-        out.append(
-            f"{record['id']}{trial}: success {_flag(record.get('success'))}, complete {_flag(record.get('complete'))}, "
-            f"ended {end['reason']}{detail}"
-        )
-        for part in session["goal"]["domains"]:
-            wanted = ", ".join(f"{k}={v}" for k, v in part["info"].items())
-            extra = f"; book {part['book']}" if part.get("book") else ""
-            extra += f"; asks {', '.join(part['reqt'])}" if part.get("reqt") else ""
-            out.append(f"  goal {part['domain']}: {wanted}{extra}")
-        out.extend(f"  -> {line}" for line in domain_verdicts(record, session))
-        out.extend(transcript(session))
+        out.extend(_session_lines(record, session))
+    return "\n".join(printable(line) for line in out)
+
+
+def _session_lines(record: Mapping[str, Any], session: Mapping[str, Any], label: str = "") -> list[str]:
+    """A failed session as ``--explain`` shows it: outcome, goal, verdicts, transcript (``label``: before its id)."""
+    end = session["end"]
+    detail = f" ({end['detail']})" if end.get("detail") else ""
+    trial = f" trial {session['trial']}" if session.get("trial") is not None else ""
+    out = [
+        f"{label}{record['id']}{trial}: success {_flag(record.get('success'))}, "
+        f"complete {_flag(record.get('complete'))}, ended {end['reason']}{detail}"
+    ]
+    for part in session["goal"]["domains"]:
+        wanted = ", ".join(f"{k}={v}" for k, v in part["info"].items())
+        extra = f"; book {part['book']}" if part.get("book") else ""
+        extra += f"; asks {', '.join(part['reqt'])}" if part.get("reqt") else ""
+        out.append(f"  goal {part['domain']}: {wanted}{extra}")
+    out.extend(f"  -> {line}" for line in domain_verdicts(record, session))
+    out.extend(transcript(session))
+    return out
+
+
+# -- which user broke it: a run with profiles (mwz interact --profiles) ---------------------------------
+
+SHOWN_REASONS = 8  # a profile's reasons --explain lists (the rest counted)
+SHOWN_EXAMPLES = 3  # sessions named per reason
+SHOWN_DETAILS = 4  # the items a reason names (the attributes not given, the simulator lacked)
+
+
+def _acts_of(turn: Mapping[str, Any]) -> list[Any]:
+    """A turn's acts as sent, else as the simulator read them (a system that sends words only)."""
+    acts = turn.get("acts") if turn.get("acts") is not None else turn.get("read_acts")
+    return [a for a in acts or () if isinstance(a, (list, tuple)) and len(a) >= 3]
+
+
+def system_requests(session: Mapping[str, Any]) -> list[str]:
+    """What the session's system asked in ways a user may not follow, one phrase per (domain, slot): a slot
+    it asked for after the user had given it (``the system asked for restaurant area after the user gave
+    it``), else one it asked for more than once (``the system asked again for restaurant area``), from the
+    acts it sent or the simulator read."""
+    asked: Counter[tuple[str, str]] = Counter()
+    given: set[tuple[str, str]] = set()
+    after: set[tuple[str, str]] = set()
+    for turn in session.get("turns") or ():
+        if not isinstance(turn, Mapping):
+            continue
+        for act in _acts_of(turn):
+            intent, domain, slot = (str(part).lower() for part in act[:3])
+            if turn.get("speaker") == "user":
+                if intent == "inform" and slot not in ("none", ""):
+                    given.add((domain, slot))
+            elif intent == "request" and slot not in ("none", ""):
+                asked[(domain, slot)] += 1
+                if (domain, slot) in given:
+                    after.add((domain, slot))
+    return [
+        f"the system asked for {d} {s} after the user gave it"
+        if (d, s) in after
+        else f"the system asked again for {d} {s}"
+        for (d, s), n in asked.items()
+        if (d, s) in after or n > 1
+    ]
+
+
+def break_reasons(record: Mapping[str, Any], session: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """Why a failed session failed, as reasons that group across sessions: ``(reason, items)``, the items
+    being what the reason names in this session (the attributes not given, what the simulator lacked).
+    Per failed goal domain, the verdict of :func:`domain_verdicts` (the user's give-up by its kind: ``no
+    offer``, ``not given``...; mwzeval's Inform or Success failing); how the session ended when not by the
+    user; what the system asked (:func:`system_requests`)."""
+    out: list[tuple[str, list[str]]] = []
+    for domain, outcome in record["domains"].items():
+        given_up = str(outcome.get("given_up") or "")
+        missing = [str(m) for m in outcome.get("missing") or ()]
+        kind, _, items = given_up.partition(":")
+        named = [item.strip() for item in items.split(",") if item.strip()]
+        if not _mwzeval_ok(outcome):
+            what = "Inform" if outcome.get("inform") is False else "Success"
+            if given_up:
+                out.append((f"{domain}: mwzeval's {what} fails; the user gave up: {kind.strip()}", named))
+            else:
+                lacked = "; the user lacked something" if missing else "; the user was satisfied"
+                out.append((f"{domain}: mwzeval's {what} fails{lacked}", missing))
+        elif given_up:
+            out.append((f"{domain}: the user gave up: {kind.strip()} (mwzeval counts it)", named))
+        elif missing:
+            out.append((f"{domain}: the user lacked something (mwzeval counts it)", missing))
+    reason = record.get("end")
+    if reason in _SYSTEM_ENDS or reason in ("simulator_error", "max_turns"):
+        out.append((f"ended {reason}", []))
+    out.extend((phrase, []) for phrase in system_requests(session))
+    return out
+
+
+def _paired(per_session: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    return {str(record["id"]): record for record in per_session if record.get("success") is not None}
+
+
+def broken_by_users(
+    runs: Mapping[str, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]], default: str = "default"
+) -> dict[str, dict[str, Any]]:
+    """Per user other than ``default`` (``runs``: user -> (sessions, their ``per_session``, in the same
+    order), the sessions the system solves with the default user and fails with that user, the same goal
+    and trial (the same seed): how many (``broken``, of ``paired``), how many the other way (``fixed``), how
+    they ended, and their reasons (:func:`break_reasons`), each with its number of sessions, the items it
+    named most and a few session ids, most sessions first (a session may give several reasons)."""
+    base = _paired(runs[default][1])
+    out: dict[str, dict[str, Any]] = {}
+    for user, (sessions, per_session) in runs.items():
+        if user == default:
+            continue
+        broken: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
+        fixed = paired = 0
+        for record, session in zip(per_session, sessions):
+            other = base.get(str(record["id"]))
+            if other is None or record.get("success") is None:
+                continue
+            paired += 1
+            if other["success"] == 1.0 and record["success"] == 0.0:
+                broken.append((record, session))
+            elif other["success"] == 0.0 and record["success"] == 1.0:
+                fixed += 1
+        ends: Counter[str] = Counter(str(record.get("end")) for record, _ in broken)
+        sessions_of: dict[str, list[str]] = {}
+        items_of: dict[str, Counter[str]] = {}
+        for record, session in broken:
+            for reason, items in break_reasons(record, session):
+                ids = sessions_of.setdefault(reason, [])
+                if str(record["id"]) not in ids:
+                    ids.append(str(record["id"]))
+                items_of.setdefault(reason, Counter()).update(items)
+        ordered = sorted(sessions_of.items(), key=lambda item: (-len(item[1]), item[0]))  # most sessions first
+        reasons = [
+            {"reason": reason, "sessions": len(ids), "items": dict(items_of[reason].most_common()), "examples": ids}
+            for reason, ids in ordered
+        ]
+        out[user] = {
+            "paired": paired,
+            "broken": len(broken),
+            "fixed": fixed,
+            "ends": dict(ends.most_common()),
+            "reasons": reasons,
+        }
+    return out
+
+
+def broken_lines(broken: Mapping[str, Mapping[str, Any]], default: str = "default") -> list[str]:
+    """:func:`broken_by_users` as text: per user, the sessions broken, how they ended and why."""
+    out = [
+        f"which user broke it: sessions solved with the {default} user and failed with another "
+        "(the same goal, trial and seed; a session may give several reasons):"
+    ]
+    for user, found in broken.items():
+        other_way = f"; {found['fixed']} the other way" if found["fixed"] else ""
+        if not found["broken"]:
+            out.append(f"  {user}: none of {found['paired']} sessions{other_way}")
+            continue
+        ends = ", ".join(f"{end} {n}" for end, n in found["ends"].items())
+        out.append(f"  {user}: {found['broken']} of {found['paired']} sessions{other_way} (ended: {ends})")
+        for reason in found["reasons"][:SHOWN_REASONS]:
+            items = list(reason["items"].items())
+            named = ", ".join(f"{item} {n}" for item, n in items[:SHOWN_DETAILS])
+            named += f", {len(items) - SHOWN_DETAILS} more" if len(items) > SHOWN_DETAILS else ""
+            shown = ", ".join(reason["examples"][:SHOWN_EXAMPLES])
+            more = ", ..." if len(reason["examples"]) > SHOWN_EXAMPLES else ""
+            line = f"    {reason['sessions']:4d}  {reason['reason']}" + (f" ({named})" if named else "")
+            out.append(f"{line}; e.g. {shown}{more}")
+        if len(found["reasons"]) > SHOWN_REASONS:
+            out.append(f"          {len(found['reasons']) - SHOWN_REASONS} more reasons")
+    return out
+
+
+def explain_users(
+    runs: Mapping[str, tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]],
+    count: int,
+    default: str = "default",
+) -> str:
+    """``--explain`` of a run with profiles: which user broke which sessions (:func:`broken_lines`), then
+    ``count`` of those sessions as transcripts (the users in turn, each one's mwzeval failures first)."""
+    broken = broken_by_users(runs, default)
+    out = broken_lines(broken, default)
+    base = _paired(runs[default][1])
+    queues = []
+    for user, (sessions, per_session) in runs.items():
+        if user == default:
+            continue
+        pairs = [
+            (record, session)
+            for record, session in zip(per_session, sessions)
+            if record.get("success") == 0.0 and (base.get(str(record["id"])) or {}).get("success") == 1.0
+        ]
+        queues.append((user, sorted(pairs, key=lambda pair: explain_order(pair[0], pair[1].get("trial")))))
+    chosen: list[tuple[str, Mapping[str, Any], Mapping[str, Any]]] = []
+    while len(chosen) < count and any(pairs for _, pairs in queues):
+        for user, pairs in queues:
+            if pairs and len(chosen) < count:
+                chosen.append((user, *pairs.pop(0)))
+    total = sum(found["broken"] for found in broken.values())
+    if total:
+        out += ["", f"{len(chosen)} of {total} sessions solved with the {default} user and failed with another:"]
+    for user, record, session in chosen:
+        out.append("")
+        out.extend(_session_lines(record, session, f"[{user}] "))
     return "\n".join(printable(line) for line in out)
 
 

@@ -12,6 +12,16 @@ stay means over all sessions; besides them:
   independent draws), in the order the sessions are given (a file's readers give them in goal order:
   :func:`mwz_metrics.interactive.harness.sessions.in_goal_order`).
 
+**Robustness** (:func:`robustness`): a system played by several users (the default user and the profiles
+of ``mwz interact --profiles all``) on the same goals, seeds and trials. The **worst-profile** Success is
+the lowest Success over the users, the default user counted among them (a profile that helps the system
+cannot hide the default user's figure); the **mean** is the mean over the same users, each weighing the
+same. Both are over the sessions every user has (paired by goal, and by trial where the runs have
+trials), their intervals resample goals once for all users (each goal's trials together) and take, in
+each resample, the min and the mean over the users' Success; the difference to the default user is
+paired the same way (its interval and sacrebleu's p-value from the same resamples). The minimum of
+resampled figures leans low: the worst user's interval is a lower, conservative one, as a worst case.
+
 Sessions that ended for an **infrastructure** reason (:data:`INFRASTRUCTURE`) are counted apart; by
 default they stay in every figure as failures (the system's availability is part of what is
 measured), ``exclude_infra`` drops them (and the signature says so).
@@ -174,3 +184,112 @@ def trial_figures(
             ci[key] = list(bootstrap.confidence_interval(samples))
     out["ci95"] = ci
     return out
+
+
+ROBUSTNESS_DEFINITION = (
+    "worst: the lowest Success over the users, the default user among them; mean: their mean, each user "
+    "weighing the same; over the sessions every user has, paired by goal (and trial); intervals resample goals "
+    "once for all users"
+)
+
+
+def _user_goal_matrix(
+    per_user: Mapping[str, Sequence[Mapping[str, Any]]],
+) -> tuple[list[str], np.ndarray, str, int]:
+    """The goals every user has, each user's Success (0..1) per goal over the sessions all users have
+    (``users x goals``; a goal of several trials: the mean of its paired trials), what the sessions are
+    paired by, and how many sessions of each user the pairing holds."""
+    from mwz_metrics.interactive.protocol import parse_session_id
+
+    outcomes = [
+        {str(r["id"]): float(r["success"]) for r in records if r.get("success") is not None}
+        for records in per_user.values()
+    ]
+    keys = set.intersection(*(set(found) for found in outcomes)) if outcomes else set()
+    with_trials = bool(keys) and all(any(parse_session_id(k)[1] is not None for k in found) for found in outcomes)
+    by_goal = [_by_goal(found, keys if with_trials else None) for found in outcomes]
+    goals = [g for g in (by_goal[0] if by_goal else {}) if all(g in other for other in by_goal[1:])]
+    matrix = np.array([[np.mean(found[g]) for g in goals] for found in by_goal], dtype=np.float64)
+    sessions = sum(len(by_goal[0][g]) for g in goals) if by_goal else 0
+    return goals, matrix.reshape(len(by_goal), len(goals)), "goal and trial" if with_trials else "goal", sessions
+
+
+def _by_goal(outcomes: Mapping[str, float], keys: set[str] | None) -> dict[str, list[float]]:
+    """Each goal's outcomes among ``outcomes`` (session id -> 1/0), of the sessions in ``keys`` (all by default)."""
+    from mwz_metrics.interactive.protocol import parse_session_id
+
+    out: dict[str, list[float]] = {}
+    for key, value in outcomes.items():
+        if keys is None or key in keys:
+            out.setdefault(parse_session_id(key)[0], []).append(value)
+    return out
+
+
+def robustness(
+    per_user: Mapping[str, Sequence[Mapping[str, Any]]], *, resamples: int, seed: int, default: str = "default"
+) -> dict[str, Any] | None:
+    """The worst-user and mean Success over the users of ``per_user`` (user -> the scored sessions of its
+    run, ``per_session``; ``default`` among them, the first by convention), with goal-clustered intervals
+    and the paired difference to the default user (see the module docstring); None without a goal all
+    users share. ``worst_share``: in how many resamples (a share) each user was the worst (a tie counts
+    for each user in it)."""
+    users = list(per_user)
+    if default not in per_user or len(users) < 2:
+        raise ValueError(f"robustness needs the {default!r} user and at least one other")
+    goals, matrix, paired_by, sessions = _user_goal_matrix(per_user)
+    if not goals:
+        return None
+    success = 100.0 * matrix.mean(axis=1)
+    at = users.index(default)
+    worst_value = float(success.min())
+    out: dict[str, Any] = {
+        "definition": ROBUSTNESS_DEFINITION,
+        "users": users,
+        "default": default,
+        "paired_by": paired_by,
+        "goals": len(goals),
+        "sessions": sessions,
+        "success": {user: float(value) for user, value in zip(users, success)},
+        "worst": {
+            "value": worst_value,
+            "users": [u for u, v in zip(users, success) if v == worst_value],
+            "against_default": {"difference": worst_value - float(success[at])},
+        },
+        "mean": {
+            "value": float(success.mean()),
+            "against_default": {"difference": float(success.mean() - success[at])},
+        },
+        "resamples": resamples,
+        "seed": seed,
+    }
+    if resamples <= 0 or len(goals) < 2:
+        return out
+    weights = bootstrap.resample_weights(len(goals), resamples, seed)
+    samples = 100.0 * (weights @ matrix.T) / np.maximum(weights.sum(axis=1), 1)[:, None]  # resamples x users
+    for key, figure in (("worst", samples.min(axis=1)), ("mean", samples.mean(axis=1))):
+        entry = out[key]
+        entry["ci95"] = list(bootstrap.confidence_interval(figure))
+        against = entry["against_default"]
+        deltas = figure - samples[:, at]
+        against["ci95"] = list(bootstrap.confidence_interval(deltas))
+        against["p_value"] = bootstrap.p_value(figure, samples[:, at], against["difference"])
+    lowest = samples == samples.min(axis=1, keepdims=True)  # a tie: each user at the minimum
+    out["worst_share"] = {user: float(lowest[:, i].mean()) for i, user in enumerate(users)}
+    return out
+
+
+def robustness_samples(
+    per_user: Mapping[str, Sequence[Mapping[str, Any]]], goals: Sequence[str], weights: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The worst and mean Success over the users in each resample of ``goals`` (``weights``: resamples x
+    goals), for a paired comparison of two systems' robustness on the goals both have."""
+    mine, matrix, _paired_by, _sessions = _user_goal_matrix(per_user)
+    where = {goal: i for i, goal in enumerate(mine)}
+    columns = [where[g] for g in goals]
+    samples = 100.0 * (weights @ matrix[:, columns].T) / np.maximum(weights.sum(axis=1), 1)[:, None]
+    return {"worst": samples.min(axis=1), "mean": samples.mean(axis=1)}
+
+
+def robustness_goals(per_user: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    """The goals every user of ``per_user`` has (in the first user's order)."""
+    return _user_goal_matrix(per_user)[0]

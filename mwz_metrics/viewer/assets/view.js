@@ -92,7 +92,65 @@
     box.append(el("h2", {}, "Figures"), el("table", {}, el("colgroup", {}, el("col", { style: "width: 180px" })), el("thead", {}, head), el("tbody", {}, rows)));
     const over = runs.find(function (r) { return r.trials; });
     if (over) box.append(el("p", { class: "ci" }, txt(over.trials.definition)));
+    (DATA.robustness || []).forEach(function (g) { box.append(robustness(g)); });
     box.append(el("h2", {}, "Signatures"), ...runs.map(function (r) { return el("div", {}, el("span", { class: "label" }, txt(r.name + ":")), el("code", { class: "signature" }, txt(r.signature))); }));
+    (DATA.robustness || []).forEach(function (g) {
+      box.append(el("div", {}, el("span", { class: "label" }, txt(DATA.runs[g.runs[g.default]].name + " with its profiles:")), el("code", { class: "signature" }, txt(g.signature))));
+    });
+  }
+
+  // -- a run with profiles: the worst user's and the mean Success, and which user broke which sessions --
+  function signed(value, digits) { return value === null || value === undefined ? "n/a" : (value >= 0 ? "+" : "") + Number(value).toFixed(digits); }
+  function robustness(g) {
+    const f = g.figures, base = g.runs[g.default];
+    const figure = function (label, x) {
+      const a = x.against_default;
+      return el("tr", {}, el("th", {}, label),
+        el("td", { class: "num" }, number(x.value, 1), x.ci95 ? el("span", { class: "ci" }, " [" + number(x.ci95[0], 1) + ", " + number(x.ci95[1], 1) + "]") : null),
+        el("td", { class: "num" }, signed(a.difference, 1), a.ci95 ? el("span", { class: "ci" }, " [" + signed(a.ci95[0], 1) + ", " + signed(a.ci95[1], 1) + "]") : null,
+          a.p_value === undefined ? null : el("span", { class: "ci" }, " p = " + number(a.p_value, 3))));
+    };
+    const users = Object.keys(g.runs);
+    const worst = f.worst.users.length === users.length ? "every user ties" : f.worst.users.join(", ") +
+      (f.worst_share ? " (the worst in " + Math.round(100 * f.worst_share[f.worst.users[0]]) + "% of resamples)" : "");
+    const box = el("div", { class: "robustness" },
+      el("h2", {}, txt("Robustness: " + DATA.runs[base].name + " and its profiles")),
+      el("table", {}, el("colgroup", {}, el("col", { style: "width: 180px" })),
+        el("thead", {}, el("tr", {}, el("th", {}, "over " + users.length + " users"), el("th", {}, "Success [95% CI]"), el("th", {}, "vs " + g.default + " [95% CI]"))),
+        el("tbody", {}, figure("Worst user", f.worst), figure("Mean of users", f.mean),
+          el("tr", {}, el("th", {}, "The worst"), el("td", { colspan: "2" }, txt(worst))),
+          el("tr", {}, el("th", {}, "Success per user"), el("td", { colspan: "2" }, txt(users.map(function (u) { return u + " " + number(f.success[u], 1); }).join(", ")))))),
+      el("p", { class: "ci" }, txt(f.definition + "; " + f.goals + " goals, " + f.sessions + " sessions per user, paired by " + f.paired_by)),
+      el("h3", {}, txt("Which user broke it: sessions solved with the " + g.default + " user and failed with another")));
+    const list = el("ul", { class: "broken" });
+    for (const [user, b] of Object.entries(g.broken)) {
+      const other = b.fixed ? "; " + b.fixed + " the other way" : "";
+      const head = b.broken
+        ? el("button", { type: "button", class: "link", "data-user": user }, txt(user + ": " + b.broken + " of " + b.paired + " sessions" + other))
+        : txt(user + ": none of " + b.paired + " sessions" + other);
+      if (b.broken) head.addEventListener("click", function () { showBroken(g.runs[user], base, null); });
+      const ends = Object.entries(b.ends).map(function (e) { return e[0] + " " + e[1]; }).join(", ");
+      list.append(el("li", {}, head, ends ? el("span", { class: "ci" }, txt(" (ended: " + ends + ")")) : null,
+        b.reasons.length ? el("ul", {}, b.reasons.map(function (r) {
+          const items = r.items.map(function (i) { return i[0] + " " + i[1]; }).join(", ");
+          return el("li", {}, el("b", {}, String(r.sessions)), " ", txt(r.reason + (items ? " (" + items + ")" : "")), " ",
+            r.keys.slice(0, 5).map(function (key) {
+              const open = el("button", { type: "button", class: "link key" }, txt(key.replace(/~0$/, "")));
+              open.addEventListener("click", function () { showBroken(g.runs[user], base, key); });
+              return open;
+            }), r.keys.length > 5 ? el("span", { class: "ci" }, " +" + (r.sessions - 5) + " more") : null);
+        }), b.more_reasons ? el("li", { class: "ci" }, b.more_reasons + " more reasons") : null) : null));
+    }
+    box.append(list);
+    return box;
+  }
+  // the sessions a profile broke: that profile's run, the default user's beside it, Success failing here and holding there
+  function showBroken(run, other, key) {
+    Object.assign(state, { run: run, other: other, domain: "", outcome: "worse", end: "", giveup: "", side: "", search: "", shown: PAGE });
+    syncFilters();
+    update();
+    if (key) openSession(key);
+    document.getElementById(key ? "session" : "browse").scrollIntoView();
   }
 
   // -- the filters --
@@ -100,6 +158,7 @@
     select.replaceChildren(...pairs.map(function (p) { return el("option", { value: p[0] }, txt(p[1])); }));
   }
   function domainsOf(s) { return Object.keys(s.domains); }
+  const SELECTS = [["f-run", "run"], ["f-other", "other"], ["f-domain", "domain"], ["f-outcome", "outcome"], ["f-end", "end"], ["f-giveup", "giveup"], ["f-side", "side"]];
   function filters() {
     const runs = DATA.runs;
     options(document.getElementById("f-run"), runs.map(function (r, i) { return [String(i), r.name]; }));
@@ -116,12 +175,12 @@
     options(document.getElementById("f-outcome"), [
       ["", "any"], ["success-no", "Success fails"], ["success-yes", "Success holds"], ["inform-no", "Inform fails"],
       ["inform-yes", "Inform holds"], ["complete-no", "the simulator lacked something"], ["complete-yes", "the simulator was satisfied"],
-      ["differs", "Success differs beside"],
+      ["differs", "Success differs beside"], ["worse", "Success fails, holds beside"], ["better", "Success holds, fails beside"],
     ]);
     options(document.getElementById("f-end"), [["", "any"]].concat([...ends].sort().map(function (e) { return [e, e]; })));
     options(document.getElementById("f-giveup"), [["", "any"], ["*", "any give-up"]].concat([...giveups].sort().map(function (g) { return [g, g]; })));
     options(document.getElementById("f-side"), [["", "any"], ["system", "system's side"], ["simulator", "simulator's side"], ["none", "no failure"]]);
-    for (const [id, key] of [["f-run", "run"], ["f-other", "other"], ["f-domain", "domain"], ["f-outcome", "outcome"], ["f-end", "end"], ["f-giveup", "giveup"], ["f-side", "side"]]) {
+    for (const [id, key] of SELECTS) {
       const select = document.getElementById(id);
       select.value = String(state[key]);
       select.addEventListener("change", function () {
@@ -138,6 +197,11 @@
       timer = setTimeout(function () { state.search = search.value; state.shown = PAGE; update(); }, 120);
     });
     document.getElementById("more").addEventListener("click", function () { state.shown += PAGE; table(); });
+  }
+
+  function syncFilters() {
+    for (const [id, key] of SELECTS) document.getElementById(id).value = String(state[key]);
+    document.getElementById("f-search").value = state.search;
   }
 
   const haystacks = new WeakMap();
@@ -158,6 +222,11 @@
     if (outcome === "differs") {
       const b = beside.get(keyOf(s));
       return b !== undefined && b.success !== s.success;
+    }
+    if (outcome === "worse" || outcome === "better") { // Success fails here and holds beside (or the other way)
+      const b = beside.get(keyOf(s));
+      if (b === undefined || b.success === null || s.success === null) return false;
+      return outcome === "worse" ? !(s.success > 0) && b.success > 0 : s.success > 0 && !(b.success > 0);
     }
     const [what, wanted] = outcome.split("-");
     const want = wanted === "yes";
