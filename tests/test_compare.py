@@ -226,7 +226,7 @@ def test_cli_compare_folder_labels_and_per_dialogue(tmp_path, mirror):
             "json",
             "--resamples",
             "50",
-            "--per-dialogue",
+            "--per-dialogue-csv",
             str(tmp_path / "pd.csv"),
         ],
         capture_output=True,
@@ -346,7 +346,7 @@ def test_compare_cli_with_runs_warnings_vector_plot_and_replay_bleu(tmp_path, sy
     assert call("interact", "--system", "oracle", "--goals", "3", "-o", str(run)).returncode == 0
     done = call("interact", "--system", str(ubar), "--simulator", "replay", "--goals", "3", "-o", str(replay))
     assert done.returncode == 0, done.stderr[-2000:]
-    own = json.loads(call("interact", "--score-only", "-o", str(replay), "--json").stdout)["bleu"]
+    own = json.loads(call("interact", "--score-only", "-i", str(replay), "--json").stdout)["bleu"]
     systems = ["-i", f"ubar={ubar}", "-i", f"hdsa={hdsa}", "-i", f"run={run}", "-i", f"replay={replay}"]
     common = [*systems, "--baseline", "ubar", "-b", "-s", "--resamples", "50"]
     out = call("compare", *common, "--format", "csv", "--plot", str(tmp_path / "plot.pdf"))

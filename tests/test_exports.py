@@ -110,7 +110,7 @@ def test_explain_shows_mwzeval_failures_first_whatever_the_file_order(synth22, s
     failing.sort(key=lambda s: s["id"], reverse=True)  # ties broken by id, not by the file's order
     ordered = [lacking, *failing, *(s for s in sessions if s not in single)]
     out.write_text("\n".join([header, *(json.dumps(s) for s in ordered)]) + "\n")
-    ran = _mwz(synth22, "interact", "--system", "oracle", "-o", str(out), "--score-only", "--explain", "3")
+    ran = _mwz(synth22, "interact", "--system", "oracle", "-i", str(out), "--score-only", "--explain", "3")
     assert ran.returncode == 0, ran.stderr
     explained = ran.stdout.split("3 of 3 failed sessions:")[1]
     heads = [line.split(":")[0] for line in explained.splitlines() if ": success " in line]
@@ -139,7 +139,7 @@ def test_compare_reads_exports_as_the_runs_they_came_from(synth22_env, synth22_c
         run.system = as_system(respond)
         api.run_sessions(run, output=tmp_path / f"{name}.jsonl")
         exported = ("--predictions", str(tmp_path / f"{name}.json"))
-        assert run_cli(capsys, "interact", "--score-only", "-o", str(tmp_path / f"{name}.jsonl"), *exported)[0] == 0
+        assert run_cli(capsys, "interact", "--score-only", "-i", str(tmp_path / f"{name}.jsonl"), *exported)[0] == 0
     compared = {}
     for kind in ("jsonl", "json"):
         inputs = [arg for name in "ab" for arg in ("-i", f"{name}={tmp_path / name}.{kind}")]

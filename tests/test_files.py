@@ -67,17 +67,37 @@ def test_a_file_with_two_names_is_refused_as_an_output(run_file, tmp_path, cli):
     assert "hard links" in line and "other.jsonl" in line
 
 
+def test_score_only_o_is_the_old_spelling_of_i(run_file, capsys, caplog):
+    """``interact --score-only -o FILE`` scores FILE as ``-i FILE`` does until the next release, with one
+    warning line (``-o`` is an output in every command; issue 51)."""
+    import logging
+
+    from mwz_metrics.cli import main
+
+    printed, warned = {}, {}
+    for flag in ("-o", "-i"):
+        caplog.clear()
+        capsys.readouterr()
+        with caplog.at_level(logging.WARNING, logger="mwz"):
+            assert main(["interact", "--score-only", flag, str(run_file), *FAST, "--json"]) == 0
+        printed[flag] = capsys.readouterr().out
+        warned[flag] = [r.getMessage() for r in caplog.records if "is now" in r.getMessage()]
+    assert printed["-o"] == printed["-i"] and json.loads(printed["-i"])["sessions"] == 3
+    old = "--score-only -o FILE is now --score-only -i FILE (the old name works until the next release)"
+    assert warned == {"-o": [old], "-i": []}
+
+
 def test_an_output_naming_an_input_is_refused_before_anything_runs(run_file, tmp_path, cli):
     before = run_file.read_bytes()
     link = tmp_path / "alias.jsonl"
     link.symlink_to(run_file)
     for command in (
-        ("interact", "--score-only", "-o", run_file, "--predictions", run_file),
-        ("interact", "--score-only", "-o", run_file, "--result", link),
+        ("interact", "--score-only", "-i", run_file, "--predictions", run_file),
+        ("interact", "--score-only", "-i", run_file, "--result", link),
         ("interact", "--system", "oracle", "--goals", 3, "-o", run_file, "--resume", "--result", run_file),
         ("view", run_file, "-o", link),
         ("compare", "-i", run_file, "-o", run_file),
-        ("compare", "-i", run_file, "--per-dialogue", link),
+        ("compare", "-i", run_file, "--per-dialogue-csv", link),
         ("evaluate", "-i", link, "-o", run_file),
     ):
         line = one_line_error(cli(*command))
@@ -85,7 +105,7 @@ def test_an_output_naming_an_input_is_refused_before_anything_runs(run_file, tmp
     assert run_file.read_bytes() == before
     predictions = tmp_path / "p.json"
     line = one_line_error(
-        cli("interact", "--score-only", "-o", run_file, "--predictions", predictions, "--result", predictions)
+        cli("interact", "--score-only", "-i", run_file, "--predictions", predictions, "--result", predictions)
     )
     assert "name one file" in line and not predictions.exists()
 
@@ -99,7 +119,7 @@ def test_resume_reads_a_last_line_without_its_newline_and_never_writes_onto_it(e
     resumed = cli("interact", "--system", "oracle", "--goals", 4, "-o", cut, *FAST, "--resume", "--json")
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["sessions"] == 4
-    for check in (("interact", "--score-only", "-o", cut, *FAST), ("view", cut, "-o", tmp_path / "cut.html")):
+    for check in (("interact", "--score-only", "-i", cut, *FAST), ("view", cut, "-o", tmp_path / "cut.html")):
         assert cli(*check).returncode == 0
     assert {s["id"] for s in session_files.read(cut)[1]} == {s["id"] for s in session_files.read(whole)[1]}
 
@@ -113,7 +133,7 @@ def test_sessions_of_other_goals_are_left_out_with_a_counted_warning(env, tmp_pa
     found = session_files.read_file(small)
     assert found.foreign == 2 and len(found.sessions) == 3
     for command in (
-        ("interact", "--score-only", "-o", small, *FAST, "--json"),
+        ("interact", "--score-only", "-i", small, *FAST, "--json"),
         ("interact", "--system", "oracle", "--goals", 3, "-o", small, *FAST, "--resume", "--json"),
         ("evaluate", "-i", small, "-s", "--json"),
     ):
@@ -125,7 +145,7 @@ def test_sessions_of_other_goals_are_left_out_with_a_counted_warning(env, tmp_pa
     header.pop("goal_ids")  # a file of an older version: refused where it holds more goals than its run had
     old = tmp_path / "old.jsonl"
     old.write_bytes(json.dumps(header).encode() + b"\n" + b"\n".join(small.read_bytes().split(b"\n")[1:]))
-    assert "sessions of another run" in one_line_error(cli("interact", "--score-only", "-o", old))
+    assert "sessions of another run" in one_line_error(cli("interact", "--score-only", "-i", old))
 
 
 @pytest.mark.parametrize(
@@ -144,7 +164,7 @@ def test_a_hand_edited_session_record_is_one_line_naming_file_line_and_field(run
     edit(record)
     edited = tmp_path / "edited.jsonl"
     edited.write_bytes(b"\n".join([lines[0], lines[1], json.dumps(record).encode(), *lines[3:]]))
-    for command in (("interact", "--score-only", "-o", edited), ("view", edited, "-o", tmp_path / "v.html")):
+    for command in (("interact", "--score-only", "-i", edited), ("view", edited, "-o", tmp_path / "v.html")):
         line = one_line_error(cli(*command))
         assert f"{edited}: line 3: " in line and field in line, line
 

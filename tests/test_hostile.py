@@ -67,7 +67,7 @@ def test_any_text_a_system_sends_is_kept_and_the_run_goes_on(env, tmp_path):
     for turn, text in sent.items():  # recorded as the system sent it, in every session
         assert all(s["turns"][2 * turn + 1]["text"].startswith(text) for s in stored if len(s["turns"]) > 2 * turn + 1)
         assert sum(text in t["text"] for s in stored for t in s["turns"]) >= 2
-    again = mwz("interact", "--score-only", "-o", out, *FAST, "--json")
+    again = mwz("interact", "--score-only", "-i", out, *FAST, "--json")
     assert again.returncode == 0, again.stderr
     assert resumed.returncode == 0, resumed.stderr
     for key in ("success", "inform", "turns", "end_reasons"):
@@ -107,7 +107,7 @@ def test_sessions_held_twice_are_read_once_with_a_warning(env, tmp_path, cli):
     doubled = tmp_path / "doubled.jsonl"
     doubled.write_bytes(b"\n".join(lines[:3] + lines[1:]))  # two sessions written twice (two writers)
     truth = json.loads(clean.stdout)
-    scored = mwz("interact", "--score-only", "-o", doubled, *FAST, "--json", quiet=False)
+    scored = mwz("interact", "--score-only", "-i", doubled, *FAST, "--json", quiet=False)
     assert scored.returncode == 0, scored.stderr
     assert "2 session(s) more than once" in scored.stderr
     again = json.loads(scored.stdout)
@@ -130,7 +130,7 @@ def test_every_session_failing_still_gives_the_summary(env, tmp_path, cli):
     down = cli("interact", "--system", "http://127.0.0.1:9/respond", "--goals", 2, "-o", tmp_path / "down.jsonl", *FAST)
     assert "cannot connect to 127.0.0.1:9" in one_line_error(down)  # nothing listens: refused before any session
     assert not (tmp_path / "down.jsonl").exists()
-    again = cli("interact", "--score-only", "-o", out, *FAST)
+    again = cli("interact", "--score-only", "-i", out, *FAST)
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[-4:-1] == ran.stdout.splitlines()[-4:-1]
 
@@ -406,7 +406,7 @@ def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path, 
     met = [b for bads in seen.values() for _, b in bads]
     assert failures.get("connection", 0) == met.count("cut") and failures.get("http_500", 0) == met.count("status_500")
     assert sum(result["end_reasons"].values()) == 24
-    again = json.loads(cli("interact", "--score-only", "-o", out, *FAST, "--json").stdout)
+    again = json.loads(cli("interact", "--score-only", "-i", out, *FAST, "--json").stdout)
     for key in ("inform", "success", "complete", "book_rate", "inform_f1", "turns", "end_reasons", "system_failures"):
         assert again[key] == result[key], key
     large = [s["end"]["detail"] for s in found.sessions if "limit 10000" in s["end"].get("detail", "")]

@@ -362,7 +362,8 @@ def test_session_file_and_scores_through_the_cli(env, context, tmp_path, synth22
     )
     assert ran.returncode == 0, ran.stderr
     assert "success" in ran.stdout and "signature: mwz-eval" in ran.stdout
-    again = subprocess.run([*base, "--score-only"], env=environment, capture_output=True, text=True)
+    scoring = [*base[:-2], "-i", str(out), "--score-only"]
+    again = subprocess.run(scoring, env=environment, capture_output=True, text=True)
     assert again.returncode == 0 and again.stdout == ran.stdout
     evaluated = subprocess.run(
         [sys.executable, "-m", "mwz_metrics.cli", "-q", "evaluate", "-i", str(out)],

@@ -82,7 +82,7 @@ def runs(synth22_context, tmp_path_factory):
 def test_interact_profiles_prints_writes_and_explains_the_robustness(synth22_env, runs, tmp_path, capsys):
     result = tmp_path / "result.json"
     code, out, err = run_cli(
-        capsys, "interact", "--score-only", "-o", str(runs / "a.jsonl"), "--profile", "terse", "--resamples", "20",
+        capsys, "interact", "--score-only", "-i", str(runs / "a.jsonl"), "--profile", "terse", "--resamples", "20",
         "--result", str(result), "--explain", "1",
     )  # fmt: skip
     assert code == 0, err

@@ -508,7 +508,7 @@ def test_give_ups_summed_explained_and_written_to_the_session_file(env, context,
         assert outcome["success"] == 0.0 and set(outcome["domains"]) == {
             d["domain"] for d in session["goal"]["domains"]
         }
-    again = subprocess.run([*command, "-o", str(out), "--score-only"], env=environment, capture_output=True, text=True)
+    again = subprocess.run([*command, "-i", str(out), "--score-only"], env=environment, capture_output=True, text=True)
     assert again.returncode == 0 and out.read_bytes() == out.read_bytes()
 
 

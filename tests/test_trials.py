@@ -337,7 +337,7 @@ def test_realism_measures_a_registered_simulator_through_the_stub_chat_server(en
     with ChatStub(context, "user") as stub:
         code, out, err = run_cli(
             capsys, "simulator", "realism", "--simulator", "llm", "--endpoint", stub.endpoint, "--model", "stub",
-            "--dialogues", "4",
+            "--goals", "4",
         )  # fmt: skip
     assert code == 0, err
     assert stub.requests > 0

@@ -284,7 +284,7 @@ def test_a_run_of_trials_shows_pass_hat_k_as_interact_reports_it(synth22_env, sy
     header, *lines = trials.read_text().splitlines()
     trials.write_text("\n".join([header, *reversed(lines)]) + "\n")  # as -j may finish them: read in goal order
     api.run_sessions(api.prepare("echo", goals=4, context=synth22_context), output=single)
-    code, out, err = run_cli(capsys, "interact", "--score-only", "-o", str(trials), "--json", "--resamples", "50")
+    code, out, err = run_cli(capsys, "interact", "--score-only", "-i", str(trials), "--json", "--resamples", "50")
     assert code == 0, err
     reported = json.loads(out)["trials"]
     assert run_cli(capsys, "view", str(single), str(trials), "-o", str(page), "--resamples", "50")[0] == 0

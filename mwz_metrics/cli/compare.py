@@ -11,10 +11,11 @@ from typing import Any
 
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.evaluate import add_metric_arguments, evaluator_options
-from mwz_metrics.cli.registry import command, output_file, require_extra
+from mwz_metrics.cli.registry import OneOf, command, old_spelling, output_file, require_extra
 from mwz_plugins.errors import InputError
 
 logger = logging.getLogger("mwz.compare")
+FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 
 
 def _args(parser: argparse.ArgumentParser) -> None:
@@ -49,12 +50,22 @@ def _args(parser: argparse.ArgumentParser) -> None:
         "from the paired variance of each run and the baseline run",
     )
     parser.add_argument("--sort", metavar="METRIC", help="rank the plot's systems by this metric (default: the first)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--bootstrap-seed", type=int, default=0, metavar="SEED", help="the bootstrap's seed (0)")
+    old_spelling(parser, "--seed", "--bootstrap-seed")  # --seed is the sessions' seed (mwz interact)
     parser.add_argument(
-        "-j", "--jobs", type=int, help="worker processes (default: one per CPU; the numbers do not depend on it)"
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="workers: N systems scored at once, in processes (default: one per CPU; the numbers do not depend on it)",
     )
     parser.add_argument(
-        "--format", default="table", choices=("table", "markdown", "latex", "csv", "json", "html"), help="output"
+        "--format",
+        action=OneOf,
+        among=FORMATS,
+        hints={kind: "the plot is --plot FILE" for kind in ("plot", "png", "pdf", "svg")},
+        default="table",
+        help="how to render the comparison: table (default), markdown, latex, csv, json, html (the plot: --plot FILE)",
     )
     parser.add_argument("-o", "--output", help="write the rendered comparison here instead of stdout")
     parser.add_argument(
@@ -63,7 +74,8 @@ def _args(parser: argparse.ArgumentParser) -> None:
         help="--format html -o REPORT: write no page of the interactive runs' sessions (default: REPORT's name "
         "with .view.html, the runs side by side, linked from the report)",
     )
-    parser.add_argument("--per-dialogue", metavar="CSV", help="per-dialogue Inform/Success/BLEU as CSV")
+    parser.add_argument("--per-dialogue-csv", metavar="CSV", help="write per-dialogue Inform/Success/BLEU as CSV")
+    old_spelling(parser, "--per-dialogue", "--per-dialogue-csv")  # --per-dialogue is a flag of mwz evaluate
     parser.add_argument(
         "--plot",
         metavar="FILE",
@@ -91,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from mwz_metrics.outputs import check_outputs
 
     view = Path(args.output).with_name(Path(args.output).stem + ".view.html") if args.output else None
-    written = [("-o", args.output), ("--per-dialogue", args.per_dialogue), ("--plot", args.plot)]
+    written = [("-o", args.output), ("--per-dialogue-csv", args.per_dialogue_csv), ("--plot", args.plot)]
     check_outputs([str(p) for p in systems.values()], [*written, ("the runs' page", view)])
     from mwz_metrics.metric import with_defaults
 
@@ -112,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
         metrics=requests,  # with the registry's defaults where none of theirs is asked
         baseline=args.baseline,
         resamples=args.resamples,
-        seed=args.seed,
-        per_dialogue=bool(args.per_dialogue),
+        seed=args.bootstrap_seed,
+        per_dialogue=bool(args.per_dialogue_csv),
         evaluator_options=evaluator_options(args),
         jobs=args.jobs,
         common_dialogues=args.common_dialogues,
@@ -142,8 +154,8 @@ def run(args: argparse.Namespace) -> int:
             f.write(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
-    if args.per_dialogue:
-        with output_file(args.per_dialogue, newline="", encoding="utf-8", log=logger) as f:
+    if args.per_dialogue_csv:
+        with output_file(args.per_dialogue_csv, newline="", encoding="utf-8", log=logger) as f:
             fields = list(dict.fromkeys(k for row in result.per_dialogue for k in row))
             writer = csv.DictWriter(f, fields)
             writer.writeheader()

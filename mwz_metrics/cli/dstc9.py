@@ -8,7 +8,9 @@ from mwz_metrics.cli.registry import command, require_extra, write_json
 
 
 def _score_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--entry", required=True, help="system output JSON (the labels.json format)")
+    parser.add_argument(
+        "-i", "--entry", dest="input", required=True, help="system output JSON (the labels.json format)"
+    )
     parser.add_argument("--split", default="test", choices=["train", "val", "test"], help="labels to score against")
     parser.add_argument(
         "--data-dir", default=None, help="a copy of the upstream repository (else MWZ_MIRROR/cache/download)"
@@ -28,14 +30,14 @@ def _score(args: argparse.Namespace) -> int:
     from mwz_metrics.inputs import InputError, read_json, require_nonempty
     from mwz_metrics.outputs import check_outputs
 
-    check_outputs([args.entry], [("-o", args.output)])
-    entry = read_json(args.entry, "DSTC9 entry")
-    require_nonempty(entry, args.entry, "instance")
+    check_outputs([args.input], [("-o", args.output)])
+    entry = read_json(args.input, "DSTC9 entry")
+    require_nonempty(entry, args.input, "instance")
     try:
         result = score_split(entry, args.split, data_dir=args.data_dir)
     except ValueError as error:
         message = str(error)
-        raise InputError(message if message.startswith(str(args.entry)) else f"{args.entry}: {message}") from None
+        raise InputError(message if message.startswith(str(args.input)) else f"{args.input}: {message}") from None
     rows = [("", result)] + [(f"[{name}] ", sub) for name, sub in result.get("by_source", {}).items()]
     for prefix, scores in rows:
         for group in ("detection", "selection", "generation"):

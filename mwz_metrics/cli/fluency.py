@@ -6,11 +6,11 @@ import argparse
 import json
 from typing import Any
 
-from mwz_metrics.cli.registry import command, write_json
+from mwz_metrics.cli.registry import command, old_spelling, write_json
 
 EXIT_CODES = """exit codes:
   0  scored
-  2  bad input (one line: file, dialogue, turn), a missing extra (--model), or missing data"""
+  2  bad input (one line: file, dialogue, turn), a missing extra (--fluency-model), or missing data"""
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +23,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--gold", action="store_true", help="also score the MultiWOZ 2.1 test system turns")
     parser.add_argument(
-        "--model", help="a Hugging Face causal LM (name or path; the neural extra) instead of the default"
+        "--fluency-model",
+        metavar="NAME_OR_PATH",
+        help="a Hugging Face causal LM (name or path; the neural extra) instead of the default",
     )
+    old_spelling(parser, "--model", "--fluency-model")  # --model is the LLM's (mwz interact)
     parser.add_argument(
         "--explain", nargs="?", type=int, const=10, default=0, metavar="N", help="the N (10) least fluent responses"
     )
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from mwz_metrics.outputs import check_outputs
 
     check_outputs([str(p) for p in resolve_inputs(args.input).values()], [("-o", args.output)])
-    model = api.shared_model(args.model, data_dir=args.data_dir)
+    model = api.shared_model(args.fluency_model, data_dir=args.data_dir)
     results: dict[str, dict[str, Any]] = {}
     if args.gold:
         results["gold"] = api.score_gold(

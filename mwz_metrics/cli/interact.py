@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.cli import metrics as metric_flags
-from mwz_metrics.cli.registry import command, write_json
+from mwz_metrics.cli.registry import command, renamed, write_json
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS
 
 logger = logging.getLogger("mwz.interact")
@@ -33,7 +33,7 @@ EXIT_CODES = """exit codes:
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system",
-        help="the system under test (required but with --score-only -o FILE): a registered name (oracle, oracle-text, oracle-lex, echo, silent, llm), an "
+        help="the system under test (required but with --score-only -i FILE): a registered name (oracle, oracle-text, oracle-lex, echo, silent, llm), an "
         "http(s):// URL, a predictions file (its turns in order) or package.module:factory (imported from the "
         "current folder first)",
     )
@@ -70,7 +70,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--goals", type=int, help="the first N test goals (default: all 1000, or a file's dialogues)")
     which.add_argument("--dialogue", action="append", help="a test dialogue's goal by id (repeatable)")
-    parser.add_argument("-o", "--output", help="the session file (JSONL), appended as sessions end")
+    parser.add_argument(
+        "-o",
+        "--output",
+        help="the session file (JSONL) the run writes, appended as sessions end; --resume continues it",
+    )
+    parser.add_argument(
+        "-i", "--input", metavar="FILE", help="with --score-only: the session file (JSONL) to score, as it is"
+    )
     parser.add_argument("--resume", action="store_true", help="continue the session file of an interrupted run")
     parser.add_argument(
         "--retry-failed",
@@ -82,7 +89,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replace an existing session file (else refused: --resume continues it)",
     )
-    parser.add_argument("--score-only", action="store_true", help="score the session file as it is; run nothing")
+    parser.add_argument(
+        "--score-only", action="store_true", help="score the session file -i FILE as it is; run nothing"
+    )
     parser.add_argument(
         "--seed", type=int, default=0, help="seeds every session (with its dialogue id and trial; README, Trials)"
     )
@@ -99,7 +108,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_TURNS,
         help=f"system turns per session at most ({DEFAULT_MAX_TURNS})",
     )
-    parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=1, metavar="N", help="workers: N sessions in flight at once, in threads (1)"
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -432,10 +443,10 @@ def run(args: argparse.Namespace) -> int:
     from mwz_metrics.inputs import InputError
     from mwz_metrics.interactive.harness import sessions as session_files
 
-    if not args.system and not (args.score_only and args.output):
-        raise InputError("--system is required (only --score-only -o FILE runs without it)")
+    if not args.system and not args.score_only:
+        raise InputError("--system is required (only --score-only -i FILE runs without it)")
+    output = _session_file(args)
     _check_options(args)
-    output = args.output or _default_output(args)
     _check_files(args, output)
     if args.profile or args.profiles:
         from mwz_metrics.cli.interact_profiles import run_profiles
@@ -449,6 +460,25 @@ def run(args: argparse.Namespace) -> int:
         result, config, sessions = _run_and_score(args, output)
         _report(args, result, config, sessions, output)
     return 0
+
+
+def _session_file(args: argparse.Namespace) -> str:
+    """The session file: the one ``--score-only`` reads (``-i FILE``; ``-o FILE`` until the next release),
+    or the one a run writes (``-o``); by default, :func:`_default_output`'s."""
+    from mwz_metrics.inputs import InputError
+
+    if args.input and not args.score_only:
+        raise InputError(f"-i {args.input} is the session file --score-only reads: add --score-only (a run writes -o)")
+    if not args.score_only:
+        return args.output or _default_output(args)
+    if args.input and args.output:
+        raise InputError("--score-only reads -i FILE and writes no session file: leave out -o (--result writes JSON)")
+    if args.output:
+        renamed("--score-only -o FILE", "--score-only -i FILE")
+        return str(args.output)
+    if not args.input and not args.system:
+        raise InputError("--score-only needs the session file to score: -i FILE")
+    return str(args.input or _default_output(args))
 
 
 def _check_options(args: argparse.Namespace) -> None:

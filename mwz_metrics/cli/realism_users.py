@@ -51,7 +51,7 @@ def measure(args: argparse.Namespace, context: Any) -> dict[str, Any]:
             simulator=simulator,
             simulator_options=options,
             profile=profile,
-            goals=args.dialogues,
+            goals=args.goals,
             seed=args.seed,
             context=context,
         )
@@ -59,9 +59,7 @@ def measure(args: argparse.Namespace, context: Any) -> dict[str, Any]:
         measured.append(SimulatedUser(label, run.simulator, sessions))
         signatures[label] = run.config["simulator"]
     validation_goals = split_goals(context, "validation")
-    report = measure_users(
-        context, measured, seed=args.seed, dialogues=args.dialogues, validation_goals=validation_goals
-    )
+    report = measure_users(context, measured, seed=args.seed, dialogues=args.goals, validation_goals=validation_goals)
     report["simulators"] = signatures
     if not args.json:
         print(table(report))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -39,7 +40,7 @@ def command(
     more than the common ones, ``exit_codes`` go into its --help)."""
 
     def decorate(run: Run) -> Run:
-        COMMANDS[name] = (help, add_arguments, run)
+        COMMANDS[name] = (help, add_arguments, _saying_renamed(run))
         if example:
             EXAMPLES[name] = example
         if exit_codes:
@@ -47,6 +48,85 @@ def command(
         return run
 
     return decorate
+
+
+RENAMED = "%s is now %s (the old name works until the next release)"
+_SAID = "_renamed"  # the namespace's list of (old, new) spellings given, said when the command runs
+
+
+def renamed(old: str, new: str) -> None:
+    """Say that the option ``old`` is now spelt ``new``: one warning line on stderr (none under ``-q``).
+    The one wording of every old spelling, given through :class:`OldSpelling` or a command's own check."""
+    logger.warning(RENAMED, old, new)
+
+
+class OldSpelling(argparse.Action):
+    """An option's old name, kept for one release: hidden from ``--help``, it does what ``new`` does with
+    the same value, and the command says it was renamed (:func:`renamed`) as it starts, once logging is
+    set up (so ``-q`` silences it and the line looks like every other warning). Added with
+    :func:`old_spelling`."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, new: argparse.Action, **options: Any) -> None:
+        super().__init__(option_strings, dest, **options)
+        self.new = new
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: Any = None
+    ) -> None:
+        """Do what the new option does with ``values``; remember that the old name was given."""
+        spelt = self.new.option_strings[-1]
+        self.new(parser, namespace, values, spelt)
+        said = getattr(namespace, _SAID, None) or []
+        setattr(namespace, _SAID, [*said, (option_string or self.option_strings[0], spelt)])
+
+
+def old_spelling(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Let ``old`` stand for the option ``new`` of ``parser`` (already added) until the next release."""
+    target = parser._option_string_actions[new]
+    read: dict[str, Any] = {"nargs": target.nargs, "type": target.type, "choices": target.choices}
+    hidden: dict[str, Any] = {"default": argparse.SUPPRESS, "help": argparse.SUPPRESS, "metavar": target.metavar}
+    parser.add_argument(old, action=OldSpelling, new=target, dest=target.dest, **read, **hidden)
+
+
+def _saying_renamed(run: Run) -> Run:
+    """``run``, saying first which old spellings of options were given (:class:`OldSpelling`)."""
+
+    @functools.wraps(run)
+    def said(args: argparse.Namespace) -> int:
+        for old, new in dict.fromkeys(getattr(args, _SAID, None) or ()):
+            renamed(old, new)
+        return run(args)
+
+    return said
+
+
+class OneOf(argparse.Action):
+    """A value among ``among``; another is refused in one line (``mwz: error: ...``, exit 2), never the
+    usage block, with what ``hints`` says of that value (``{"plot": "the plot is --plot FILE"}``)."""
+
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str,
+        *,
+        among: tuple[str, ...],
+        hints: dict[str, str] | None = None,
+        **options: Any,
+    ) -> None:
+        options.setdefault("metavar", "{" + ",".join(among) + "}")
+        super().__init__(option_strings, dest, **options)
+        self.among = tuple(among)
+        self.hints = dict(hints or {})
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: Any = None
+    ) -> None:
+        """Store ``values``, or refuse it in one line."""
+        if values not in self.among:
+            hint = self.hints.get(values)
+            choices = ", ".join(self.among[:-1]) + f" or {self.among[-1]}"
+            parser.exit(2, f"mwz: error: {option_string} {values}: give {choices}{f' ({hint})' if hint else ''}\n")
+        setattr(namespace, self.dest, values)
 
 
 # What an output's encoding cannot spell (a lone surrogate: a hostile system's bytes in its JSON, a file

@@ -17,11 +17,17 @@ import argparse
 import json
 from typing import Any
 
-from mwz_metrics.cli.registry import command, write_json
+from mwz_metrics.cli.registry import command, old_spelling, write_json
+
+
+def _goals(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--goals N`` (as in mwz interact; ``--dialogues N`` until the next release)."""
+    parser.add_argument("--goals", type=int, metavar="N", help=help)
+    old_spelling(parser, "--dialogues", "--goals")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dialogues", type=int, help="only the first N test dialogues (default: all 1000)")
+    _goals(parser, "only the first N test goals, with their dialogues (default: all 1000)")
     parser.add_argument("-o", "--output", help="write the full report as JSON")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
@@ -80,7 +86,7 @@ def agreement(args: argparse.Namespace) -> int:
     from mwz_metrics.interactive.harness.context import InteractiveContext
 
     context = InteractiveContext(data_dir=args.data_dir)
-    report = library.run(context, sources=args.source or library.SOURCES, dialogues=args.dialogues)
+    report = library.run(context, sources=args.source or library.SOURCES, dialogues=args.goals)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
@@ -91,11 +97,14 @@ def agreement(args: argparse.Namespace) -> int:
 
 def _realism_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "-i",
         "--sessions",
+        dest="input",
+        metavar="FILE",
         help="simulated sessions to set beside the test dialogues (an mwz interact session file; "
         "default: agenda + oracle-text on the same goals, run here)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seeds the simulator (0)")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the simulated sessions and user turns (0)")
     parser.add_argument(
         "--profile",
         action="append",
@@ -113,7 +122,9 @@ def _realism_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--endpoint", help="--simulator llm: an OpenAI-compatible base URL")
     parser.add_argument("--model", help="--simulator llm: the model name the endpoint serves")
-    parser.add_argument("-j", "--jobs", type=int, default=1, help="sessions in flight at once (threads)")
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=1, metavar="N", help="workers: N sessions in flight at once, in threads (1)"
+    )
     _common(parser)
 
 
@@ -173,15 +184,15 @@ def realism(args: argparse.Namespace) -> int:
             print(json.dumps(report, indent=2, ensure_ascii=False))
         write_json(report, args.output)
         return 0
-    if args.sessions:
+    if args.input:
         from mwz_metrics.outputs import check_outputs
 
-        check_outputs([args.sessions], [("-o", args.output)])
-        _, sessions = api.load_session_file(args.sessions)
+        check_outputs([args.input], [("-o", args.output)])
+        _, sessions = api.load_session_file(args.input)
     else:
-        run = api.prepare("oracle-text", goals=args.dialogues, seed=args.seed, context=context)
+        run = api.prepare("oracle-text", goals=args.goals, seed=args.seed, context=context)
         sessions = api.run_sessions(run, output=None)
-    report = library.run(context, sessions, seed=args.seed, dialogues=args.dialogues)
+    report = library.run(context, sessions, seed=args.seed, dialogues=args.goals)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
@@ -231,7 +242,7 @@ def reader(args: argparse.Namespace) -> int:
 
 def _user_reader_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", default="test", choices=("test", "validation"), help="turns to read (test)")
-    parser.add_argument("--dialogues", type=int, help="only the first N dialogues of the split (default: all)")
+    _goals(parser, "only the first N goals of the split, with their dialogues (default: all)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
 
@@ -250,7 +261,7 @@ def user_reader(args: argparse.Namespace) -> int:
 
     context = InteractiveContext(data_dir=args.data_dir)
     paths, _ = context.dialogue_files(args.split)
-    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))[: args.dialogues]
+    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))[: args.goals]
     result = measure(context.user_reader, dialogues)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -28,7 +28,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         "--profiles (runs/x.terse.jsonl beside runs/x.jsonl), shown by default with the run's robustness and "
         "which user broke which sessions",
     )
-    parser.add_argument("-o", "--output", help="the page (default: the first run's name with .html)")
+    parser.add_argument("-o", "--output", help="write the page here (default: the first run's name with .html)")
     parser.add_argument("--title", help="the page's title (default: the runs' file names)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
     metric_flags.add_delexicalize_argument(parser)
