@@ -77,7 +77,7 @@ _INTRO = [
     "```",
     "mwz fluency -i ubar.json -i damd.json --explain 10      # many systems, one model",
     "mwz fluency --gold                                      # the test system turns",
-    "mwz fluency -i ubar.json --model gpt2                   # any causal LM (the neural extra)",
+    "mwz fluency -i ubar.json --fluency-model gpt2           # any causal LM (the neural extra)",
     "python -m mwz_metrics.fluency.research.train                     # rebuilds the default, checks it",
     "python -m mwz_metrics.fluency.research.probes --predictions DIR --metrics compare.json --out probes.json",
     "```",

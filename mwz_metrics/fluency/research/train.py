@@ -9,7 +9,7 @@ With ``--model NAME_OR_PATH --out DIR`` it fine-tunes a Hugging Face causal lang
 as in the paper, when you have it) on the same validation text, never test: seeded (the order of
 the batches and every random draw), so that the same model, text and seed give the same weights
 on the same hardware. ``--corpus sgd=PATH`` adds Schema-Guided Dialogue system turns (its JSONL or
-its ``dialogues_*.json``), delexicalized from their slot spans. Score with ``mwz fluency --model DIR``.
+its ``dialogues_*.json``), delexicalized from their slot spans. Score with ``mwz fluency --fluency-model DIR``.
 """
 
 from __future__ import annotations

@@ -249,7 +249,7 @@ def _rewrite_records(path: Path, rewrite: Callable[[bytes, Any], bytes]) -> None
     (b"" drops it), blank lines left out."""
     lines = path.read_bytes().split(b"\n")
     out = [lines[0] + b"\n"] + [rewrite(line, json.loads(line)) for line in lines[1:] if line.strip()]
-    outputs.write_bytes(path, b"".join(out), then=f"score it with mwz interact --score-only -o {path}")
+    outputs.write_bytes(path, b"".join(out), then=f"score it with mwz interact --score-only -i {path}")
 
 
 def add_outcomes(path: str | os.PathLike, per_session: list[Mapping[str, Any]]) -> None:
