@@ -62,7 +62,7 @@ def main() -> None:
         result = json.loads(ran.stdout)
         again = json.loads(
             subprocess.run(
-                [mwz, "-q", "interact", "--score-only", "-o", str(out), "--json"],
+                [mwz, "-q", "interact", "--score-only", "-i", str(out), "--json"],
                 capture_output=True,
                 text=True,
                 check=True,

@@ -6,7 +6,8 @@
 - A whole file is written beside itself under a fresh private name (``mkstemp``: created exclusively,
   never through a symlink someone left there) and renamed over the real file when complete
   (:func:`atomic_file`): a reader sees the old file or the new one, never half of one, and a failure
-  leaves no temporary file behind.
+  leaves no temporary file behind. What is not a regular file (``/dev/null``, a named pipe) is written
+  in place, never replaced.
 - An output that is one of the command's inputs (under any name: a symlink, a hard link) is refused
   before anything runs (:func:`check_outputs`): inputs are never modified.
 - A full disk, a quota, a read-only file system or a denied permission is the user's to fix, not a
@@ -101,6 +102,15 @@ def atomic_file(
     import tempfile  # here: its import is not free, and most commands write no file
 
     real = real_path(path)
+    if real.exists() and not real.is_file():  # /dev/null, a pipe, a terminal: written in place, never replaced
+        try:
+            with open(real, mode, **options) as f:
+                yield f
+        except OSError as error:
+            if error.errno in RESOURCE_ERRORS:
+                raise InputError(resource_error(error, path, then)) from None
+            raise
+        return
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
     except OSError as error:

@@ -213,3 +213,21 @@ def test_a_rewrite_that_finds_the_disk_full_leaves_the_file_and_no_temporary(sma
         session_files.add_outcomes(out, [{"id": s["id"], "success": True} for s in sessions])
     assert str(out) in str(error.value)
     assert out.read_bytes() == before and sorted(p.name for p in small_disk.iterdir()) == ["filler", "run.jsonl"]
+
+
+def test_an_output_that_is_no_regular_file_is_written_in_place_never_replaced(env, tmp_path, cli):
+    """``-o /dev/null`` (here a named pipe, which is safe to test): written through, never renamed over."""
+    import stat
+    import threading
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    predictions = tmp_path / "p.json"
+    assert cli("interact", "--system", "oracle", "--goals", 2, "-o", tmp_path / "r.jsonl", "--predictions", predictions)
+    assert cli("evaluate", "-i", predictions, "-s", "-o", pipe).returncode == 0
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode) and json.loads(received[0])["success"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "pipe", "r.jsonl"]
