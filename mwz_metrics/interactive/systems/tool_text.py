@@ -29,7 +29,8 @@ from typing import Any
 _DECODER = json.JSONDecoder()
 _FENCE = re.compile(r"```[ \t]*(?:json|tool_call|tool_code)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
 _TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
-_FUNCTIONS = re.compile(r"^[ \t]*functions\.([A-Za-z_][\w.-]*)[ \t]*([:(])\s*", re.MULTILINE)  # JSON may start a line below
+# ``functions.NAME:`` or ``functions.NAME(``, its JSON on the same line or a line below
+_FUNCTIONS = re.compile(r"^[ \t]*functions\.([A-Za-z_][\w.-]*)[ \t]*([:(])\s*", re.MULTILINE)
 # How a call written as text starts (a cut or garbled one included).
 _STARTS = re.compile(
     r"""^\s*(?:```[ \t]*(?:json|tool_call|tool_code)?\s*)?\[?\s*\{\s*"(?:name|function)"\s*:"""
