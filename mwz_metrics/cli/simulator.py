@@ -216,13 +216,9 @@ def _reader_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def reader(args: argparse.Namespace) -> int:
     """Print the reader's scores on the system turns of a split (it was trained on validation)."""
-    from mwz_datasets import multiwoz_raw
-    from mwz_metrics.interactive.harness.context import InteractiveContext
     from mwz_metrics.interactive.user.reader import measure
 
-    context = InteractiveContext(data_dir=args.data_dir)
-    paths, _ = context.dialogue_files(args.split)
-    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))
+    context, dialogues = _split_dialogues(args)
     result = measure(context.reader, dialogues, delexicalized=not args.lexicalized)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -231,13 +227,28 @@ def reader(args: argparse.Namespace) -> int:
     print(
         f"system-act reader on {result['turns']} MultiWOZ 2.1 {args.split} system turns ({form}); trained on validation"
     )
-    print(f"{'label':20}{'precision':>10}{'recall':>10}{'F1':>10}{'support':>9}")
     rows = [("request slots (micro)", result["request_slots"])] + list(result["labels"].items())
-    for label, scores in rows:
-        print(
-            f"{label:20}{scores['precision']:10.3f}{scores['recall']:10.3f}{scores['f1']:10.3f}{scores['support']:9d}"
-        )
+    _print_scores("label", rows, width=20, digits=3)
     return 0
+
+
+def _split_dialogues(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """The interactive context and the MultiWOZ 2.1 dialogues of ``--split`` (the first ``--goals`` where given)."""
+    from mwz_datasets import multiwoz_raw
+    from mwz_metrics.interactive.harness.context import InteractiveContext
+
+    context = InteractiveContext(data_dir=args.data_dir)
+    paths, _ = context.dialogue_files(args.split)
+    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))[: getattr(args, "goals", None)]
+    return context, dialogues
+
+
+def _print_scores(title: str, rows: list[tuple[str, dict[str, Any]]], *, width: int, digits: int) -> None:
+    """A reader's precision, recall, F1 and support per row."""
+    print(f"{title:{width}}{'precision':>10}{'recall':>10}{'F1':>10}{'support':>9}")
+    for label, scores in rows:
+        p, r, f = (f"{scores[k]:10.{digits}f}" for k in ("precision", "recall", "f1"))
+        print(f"{label:{width}}{p}{r}{f}{scores['support']:9d}")
 
 
 def _user_reader_arguments(parser: argparse.ArgumentParser) -> None:
@@ -255,13 +266,9 @@ def _user_reader_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def user_reader(args: argparse.Namespace) -> int:
     """Print the user-act reader's scores on the user turns of a split (it was trained on validation)."""
-    from mwz_datasets import multiwoz_raw
-    from mwz_metrics.interactive.harness.context import InteractiveContext
     from mwz_metrics.interactive.systems.user_acts import measure
 
-    context = InteractiveContext(data_dir=args.data_dir)
-    paths, _ = context.dialogue_files(args.split)
-    dialogues = list(multiwoz_raw.iter_dialogues("2.1", args.split, paths))[: args.goals]
+    context, dialogues = _split_dialogues(args)
     result = measure(context.user_reader, dialogues)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -270,12 +277,8 @@ def user_reader(args: argparse.Namespace) -> int:
         f"user-act reader on {result['turns']} MultiWOZ 2.1 {args.split} user turns of {len(dialogues)} dialogues; "
         "trained on validation"
     )
-    print(f"{'acts':24}{'precision':>10}{'recall':>10}{'F1':>10}{'support':>9}")
     rows = [("all, with values", result["acts"]), ("all, without values", result["slots"])]
     rows += [(f"  {intent}", scores) for intent, scores in result["intents"].items()]
-    for label, scores in rows:
-        print(
-            f"{label:24}{scores['precision']:10.2f}{scores['recall']:10.2f}{scores['f1']:10.2f}{scores['support']:9d}"
-        )
+    _print_scores("acts", rows, width=24, digits=2)
     print(f"turns read exactly (every act): {result['exact_turns']:.2f}%")
     return 0
