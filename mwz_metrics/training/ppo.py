@@ -6,12 +6,16 @@ by imitation: what ``examples/train_policy.py`` runs.
    (``teacher="wizards"``), the value head then fitted on the cloned policy's sessions; or of the
    reference rule policy's choices while it plays the training goals (``teacher="reference"``); or
    none (``teacher="none"``, PPO from scratch).
-2. **PPO** on validation goals, reward the session's score (mwzeval's Success by default).
+2. **PPO** on validation goals, reward the session's score (mwzeval's Success by default), against a
+   mixture of users: each episode plays one of ``profiles`` (by default the default user and every
+   registered profile, :data:`ALL`), drawn from its session seed (:func:`.sessions.draw`), less those of
+   ``hold_out``.
 3. **The curve**: Success of the deterministic policy on held-out validation goals (never trained on:
-   neither their goals nor their wizards' turns) before and after imitation and every ``eval_every``
-   PPO steps; the best point's policy is kept.
+   neither their goals nor their wizards' turns), with each user of the mixture and each held-out profile,
+   before and after imitation and every ``eval_every`` PPO steps; the policy kept is the best point's by
+   the mean over the training users (the held-out profiles never choose it).
 
-Everything is seeded (``seed``): the goals drawn, the sessions, the networks.
+Everything is seeded (``seed``): the goals drawn, the users drawn, the sessions, the networks.
 """
 
 from __future__ import annotations
@@ -25,18 +29,20 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.training import imitation, splits
+from mwz_metrics.training.sessions import DEFAULT_USER, profile_names
 from mwz_plugins.errors import InputError
 
 logger = logging.getLogger(__name__)
 
 GAMMA = 0.99  # PPO's discount, and the imitation returns'
+ALL = "all"  # the profiles: the default user and every registered profile the simulator plays
 
 
 @dataclasses.dataclass
 class TrainingOptions:
     """The defaults fit a 2-core CPU in well under 20 minutes."""
 
-    steps: int = 100_000  # PPO environment steps
+    steps: int = 400_000  # PPO environment steps (against the mixture of users the curve still climbs at 100,000)
     seed: int = 0
     teacher: str = "wizards"  # imitated before PPO: "wizards", "reference" or "none" (see .imitation)
     imitation_epochs: int = 20
@@ -44,13 +50,70 @@ class TrainingOptions:
     imitation_episodes: int = 1500  # reference: sessions it plays
     explore: float = 0.2  # reference: the share of its turns acted at random (labelled with its choice)
     held_out: int = 200  # validation goals kept out of training, for the curve
-    eval_every: int = 10_000
+    eval_every: int = 20_000
     envs: int = 4
     reward: str = "success"
     simulator: str = "agenda"
     split: str = "validation"
     learning_rate: float = 5e-5
     allow_test_goals: bool = False
+    profiles: str = ALL  # the users trained against: "all" or names, comma-separated ("default": no profile)
+    hold_out: str = ""  # profiles left out of training (comma-separated), still in the curve
+
+
+def users(options: TrainingOptions) -> tuple[list[str], list[str]]:
+    """The users trained against and the profiles held out of training (the curve has both). A profile
+    that plays a held-out one in some of its sessions (the population draws terse users) is held out with
+    it (:func:`held_out_with`): no training episode plays a held-out profile's behaviour."""
+    held = _held(options)
+    held += list(held_out_with(options))
+    training = [n for n in _listed(options) if n not in held]
+    if not training:
+        raise InputError(f"--profiles {options.profiles} --hold-out {options.hold_out}: no user left to train against")
+    return training, held
+
+
+def held_out_with(options: TrainingOptions) -> dict[str, list[str]]:
+    """The profiles of the mixture held out because some of their sessions play a held-out profile (the
+    population's styles and traits), and which."""
+    held = _held(options)
+    found: dict[str, list[str]] = {}
+    for name in _listed(options) if held else []:
+        drawn = [h for h in held if h in _draws(name, options.simulator)] if name not in held else []
+        if drawn:
+            found[name] = drawn
+    return found
+
+
+def _listed(options: TrainingOptions) -> list[str]:
+    """The users ``profiles`` names, each once (``all`` read)."""
+    names: list[str] = []
+    for name in profile_names(options.profiles):
+        names += _registered(options.simulator) if name == ALL else [name]
+    return list(dict.fromkeys(names))
+
+
+def _held(options: TrainingOptions) -> list[str]:
+    """The profiles ``hold_out`` names, each once."""
+    return list(dict.fromkeys(profile_names(options.hold_out))) if options.hold_out.strip() else []
+
+
+def _draws(name: str, simulator: str) -> set[str]:
+    """The profiles whose behaviour some sessions of ``name`` play (a population's styles and traits)."""
+    if name == DEFAULT_USER:
+        return set()
+    from mwz_metrics.interactive.harness.loading import load_profile
+
+    profile = load_profile(name, simulator)
+    return {n for n, _share in (*getattr(profile, "styles", ()), *getattr(profile, "traits", ()))}
+
+
+def _registered(simulator: str) -> list[str]:
+    """The default user and every registered profile ``simulator`` plays, by name."""
+    from mwz_plugins import get_registry
+
+    profiles = get_registry().profiles
+    return [DEFAULT_USER, *sorted(n for n, entry in profiles.items() if simulator in entry.simulators)]
 
 
 def _goal_ids(context: Any, options: TrainingOptions) -> tuple[list[str], list[str]]:
@@ -60,19 +123,27 @@ def _goal_ids(context: Any, options: TrainingOptions) -> tuple[list[str], list[s
     return [g for i, g in enumerate(ids) if i not in kept], [g for i, g in enumerate(ids) if i in kept]
 
 
-def _env(context: Any, goals: list[str], options: TrainingOptions) -> Any:
+def _env(context: Any, goals: list[str], options: TrainingOptions, profiles: list[str] | None = None) -> Any:
+    """The act environment on ``goals`` against ``profiles`` (by default the users trained against)."""
     from mwz_metrics.training.system_envs import SystemActsEnv
 
     return SystemActsEnv(
-        context=context, split=options.split, goals=goals, reward=options.reward, simulator=options.simulator
+        context=context,
+        split=options.split,
+        goals=goals,
+        reward=options.reward,
+        simulator=options.simulator,
+        profile=profiles if profiles is not None else users(options)[0],
     )
 
 
-def evaluate(model: Any, env: Any, goals: list[str], seed: int) -> dict[str, float]:
-    """Success, Inform and mean reward of the deterministic policy on ``goals`` (one session each)."""
+def evaluate(model: Any, env: Any, goals: list[str], seed: int, profile: str | None = None) -> dict[str, float]:
+    """Success, Inform and mean reward of the deterministic policy on ``goals`` (one session each), with
+    the user ``profile`` (one of the environment's; None: the environment's draw)."""
     totals = {"success": 0.0, "inform": 0.0, "reward": 0.0, "turns": 0.0}
     for goal in goals:
-        obs, _info = env.reset(seed=seed, options={"goal": goal})
+        chosen = {"goal": goal} if profile is None else {"goal": goal, "profile": profile}
+        obs, _info = env.reset(seed=seed, options=chosen)
         done, reward, info = False, 0.0, {}
         while not done:
             action = int(model.predict(obs, deterministic=True)[0]) if model is not None else env.action_space.sample()
@@ -117,8 +188,9 @@ def _imitate(model: Any, context: Any, goals: list[str], options: TrainingOption
 def train(
     out: str | Path, options: TrainingOptions, *, context: Any = None, log: Callable[[str], None] = logger.info
 ) -> dict[str, Any]:
-    """Imitation, then PPO; writes ``out/policy.zip`` and ``out/policy.json`` (the curve, the timings,
-    the vocabulary, the signature). Returns what ``policy.json`` holds."""
+    """Imitation, then PPO; writes ``out/policy.zip``, ``out/curve.json`` (the curve so far, at each point)
+    and ``out/policy.json`` (the curve, the timings, the vocabulary, the signature with the users trained
+    against and held out). Returns what ``policy.json`` holds."""
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -139,8 +211,13 @@ def train(
     torch.manual_seed(options.seed)
     torch.set_num_threads(1)
     context = context or InteractiveContext()
+    training_users, held_users = users(options)
+    log(f"users trained against (one drawn per episode): {', '.join(training_users)}")
+    if held_users:
+        with_them = "".join(f"; {n} plays {', '.join(h)} in some sessions" for n, h in held_out_with(options).items())
+        log(f"held out of training (in the curve only): {', '.join(held_users)}{with_them}")
     training_goals, held_out = _goal_ids(context, options)
-    evaluation_env = _env(context, held_out, options)
+    evaluation_env = _env(context, held_out, options, training_users + held_users)
     vec = DummyVecEnv([lambda: _env(context, training_goals, options) for _ in range(options.envs)])
     model = PPO(
         "MlpPolicy",
@@ -161,11 +238,16 @@ def train(
     timings: dict[str, float] = {}
 
     def point(stage: str, steps: int) -> dict[str, Any]:
-        figures = evaluate(model, evaluation_env, held_out, seed=options.seed)
-        curve.append({"stage": stage, "ppo_steps": steps, **figures})
-        log(
-            f"{stage} at {steps} PPO steps: Success {figures['success']:.1f} on {len(held_out)} held-out validation goals"
-        )
+        t = time.perf_counter()
+        by_user = {
+            name: evaluate(model, evaluation_env, held_out, seed=options.seed, profile=name)
+            for name in training_users + held_users
+        }
+        figures = curve_point(stage, steps, by_user, training_users, held_users)
+        curve.append(figures)
+        timings["curve_s"] = timings.get("curve_s", 0.0) + time.perf_counter() - t
+        (out / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")  # so far: a long run can be watched
+        log(f"{stage} at {steps} PPO steps, {len(held_out)} held-out validation goals: {said(figures)}")
         return figures
 
     point("initial", 0)
@@ -181,14 +263,16 @@ def train(
     done = 0
     while done < options.steps:
         chunk = min(options.eval_every, options.steps - done)
+        learning = time.perf_counter()
         model.learn(total_timesteps=chunk, reset_num_timesteps=False)
+        timings["learn_s"] = timings.get("learn_s", 0.0) + time.perf_counter() - learning
         done += chunk
         figures = point("ppo", done)
         if figures["success"] >= best[0]:
             best = (figures["success"], done)
             model.save(out / "policy.zip")
-    timings["ppo_s"] = time.perf_counter() - t
-    timings["ppo_steps_per_s"] = options.steps / timings["ppo_s"] if timings["ppo_s"] else 0.0
+    timings["ppo_s"] = time.perf_counter() - t  # PPO and its curve points
+    timings["ppo_steps_per_s"] = options.steps / timings["learn_s"] if timings.get("learn_s") else 0.0  # PPO alone
     timings["total_s"] = time.perf_counter() - started
     level = evaluation_env.level
     spec = evaluation_env.run.reward
@@ -200,18 +284,61 @@ def train(
             "split": options.split,
             "held_out": len(held_out),
             "training_goals": len(training_goals),
+            "users": {
+                "trained": training_users,
+                "held_out": held_users,
+                "held_out_with": held_out_with(options),  # profiles that play a held-out one in some sessions
+                "drawn": "per episode, from its seed",
+            },
             "simulator": evaluation_env.run.config["simulator"],
             "data": evaluation_env.run.config["data"],
             "options": dataclasses.asdict(options),
             "libraries": _versions(),
         },
-        "kept": {"ppo_steps": best[1], "held_out_success": best[0]},
+        "kept": {"ppo_steps": best[1], "held_out_success": best[0], "chosen_by": "mean Success of the training users"},
         "curve": curve,
         "timings": timings,
         "vocabulary": [list(k) for k in level.vocabulary],
     }
     (out / "policy.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
+
+
+def curve_point(
+    stage: str, steps: int, by_user: dict[str, dict[str, float]], training: list[str], held: list[str]
+) -> dict[str, Any]:
+    """A point of the curve: each user's figures, and Success of the training users (their mean, which
+    chooses the policy kept, and their worst) and of the held-out profiles."""
+
+    def summary(names: list[str]) -> dict[str, Any]:
+        if not names:
+            return {}
+        worst = min(names, key=lambda n: by_user[n]["success"])
+        return {
+            "mean": sum(by_user[n]["success"] for n in names) / len(names),
+            "worst": by_user[worst]["success"],
+            "worst_user": worst,
+        }
+
+    trained = summary(training)
+    return {
+        "stage": stage,
+        "ppo_steps": steps,
+        "success": trained["mean"],  # the mean of the training users: what chooses the policy kept
+        "users": by_user,
+        "held_out_users": held,
+        "trained": trained,
+        "held_out": summary(held),
+        "all": summary(training + held),
+    }
+
+
+def said(point: dict[str, Any]) -> str:
+    """A curve point in one line: Success per user (held-out profiles marked *), worst and mean of them all."""
+    held = set(point["held_out_users"])
+    users = ", ".join(f"{n}{'*' if n in held else ''} {f['success']:.1f}" for n, f in point["users"].items())
+    whole = point["all"]
+    return f"Success {users}; worst {whole['worst']:.1f} ({whole['worst_user']}), mean {whole['mean']:.1f}"
 
 
 def _versions() -> dict[str, str]:

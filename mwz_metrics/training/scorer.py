@@ -19,9 +19,11 @@ from mwz_metrics.training.records import RewardSpec
 class EpisodeScorer:
     """Scores one session at a time under a run configuration, into a :class:`RewardSpec`'s figures."""
 
-    def __init__(self, config: Mapping[str, Any], context: Any, spec: RewardSpec) -> None:
+    def __init__(
+        self, config: Mapping[str, Any], context: Any, spec: RewardSpec, *, warm: dict[Any, Any] | None = None
+    ) -> None:
         self.config, self.context, self.spec = dict(config), context, spec
-        self.warm: dict[Any, Any] = {}
+        self.warm: dict[Any, Any] = {} if warm is None else warm  # shared by scorers of the same metrics
 
     def score(self, session: Mapping[str, Any]) -> dict[str, Any]:
         """``mwz interact``'s result for this one session (figures, per-session outcome, signature)."""

@@ -9,6 +9,13 @@ turn to it, and the last step's reward is the session's score under the reward s
 (the user said goodbye and was answered, a malformed turn, the simulator failed); ``truncated``:
 the turn limit.
 
+The user: ``profile`` is one registered user profile (``"terse"``, ``"population"``...: the user of
+``mwz interact --profile NAME``), ``"default"`` (the default, the simulator without a profile), or a list
+of them (or ``"default,terse,impatient"``): each episode then plays one of them, drawn from the session
+seed (:func:`~.sessions.draw`: the same seed, the same user), or the one ``options["profile"]`` names.
+``info["profile"]`` names the episode's user; its session is scored under the configuration
+``mwz interact --profile NAME`` records, so the signature names the profile (``agenda@2.1.0+terse@1.0.0``).
+
 A step's action is checked before anything of the episode moves, as Gymnasium's environments check
 theirs (``action_space.contains``): an action the environment does not take raises
 :class:`ActionError` (an :class:`~mwz_metrics.inputs.InputError`, so a ``ValueError``) naming the
@@ -31,7 +38,7 @@ from mwz_metrics.interactive.harness.runner import SteppedSession
 from mwz_metrics.training import act_level
 from mwz_metrics.training.records import RewardSpec
 from mwz_metrics.training.scorer import EpisodeScorer
-from mwz_metrics.training.sessions import prepare
+from mwz_metrics.training.sessions import draw, prepare
 
 TEXT_ID = "mwz/MultiWOZ-System-v0"
 ACTS_ID = "mwz/MultiWOZ-SystemActs-v0"
@@ -120,12 +127,13 @@ class SystemTextEnv(gymnasium.Env):
     turn, or a response over :data:`~mwz_metrics.interactive.protocol.MAX_RESPONSE_CHARS` characters,
     ends the session as ``malformed_response``): text the space does not hold goes there. ``info``: the protocol
     request (``dialogue_id``, ``turn``, ``history``, as ``mwz interact`` sends it), the goal, the goal
-    split, the reward specification and the session seed; at the end the session record, its
-    figures and the signature of its score.
+    split, the reward specification, the session seed and the user (``profile``, see the module
+    docstring); at the end the session record, its figures and the signature of its score.
 
     ``split``: ``validation`` (training goals, the default) or ``test`` (evaluation goals:
     ``info["evaluation"]`` is True). ``goals``: a count or ids of that split. ``user_acts``: the user's
-    acts appear in ``info["history"]`` (``mwz interact --user-acts``).
+    acts appear in ``info["history"]`` (``mwz interact --user-acts``). ``profile``: the user, one profile
+    or a list an episode draws from (see the module docstring).
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -144,6 +152,7 @@ class SystemTextEnv(gymnasium.Env):
         context: Any = None,
         data_dir: str | None = None,
         render_mode: str | None = None,
+        profile: str | Sequence[str] | None = None,
     ) -> None:
         self.render_mode = render_mode
         self.run = prepare(
@@ -158,12 +167,19 @@ class SystemTextEnv(gymnasium.Env):
             user_acts=user_acts or self._needs_user_acts(),
             context=context,
             data_dir=data_dir,
+            profile=profile,
         )
         self.by_id = {g.dialogue_id: g for g in self.run.goals}
-        self.scorer = EpisodeScorer(self.run.config, self.run.context, self.run.reward)
+        warm: dict[Any, Any] = {}  # the metrics loaded once for every user's scorer
+        self.scorers = {
+            name: EpisodeScorer(user.config, self.run.context, self.run.reward, warm=warm)
+            for name, user in self.run.users.items()
+        }
+        self.scorer = self.scorers[self.run.profiles[0]]
         self.agent = _Agent(str(self._identity()["name"]))
         self.steps: SteppedSession | None = None
         self.session_seed = 0
+        self.profile = self.run.profiles[0]  # the episode's user
         self._spaces()
 
     # -- what differs between the text and the act level -------------------------------------
@@ -195,7 +211,8 @@ class SystemTextEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None) -> tuple[Any, dict]:
         """Start a session: ``options["goal"]`` (an id of the split) or a goal drawn from the split;
-        the session seed is ``seed`` (as ``mwz interact --seed``), else drawn."""
+        the session seed is ``seed`` (as ``mwz interact --seed``), else drawn; the user is
+        ``options["profile"]`` (one of the environment's), else drawn from the session seed."""
         super().reset(seed=seed)
         options = dict(options or {})
         goal_id = options.get("goal")
@@ -206,9 +223,16 @@ class SystemTextEnv(gymnasium.Env):
         else:
             goal = self.run.goals[int(self.np_random.integers(len(self.run.goals)))]
         self.session_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31))
+        profile = options.get("profile")
+        if profile is None:
+            profile = draw(self.run.profiles, self.session_seed)
+        elif profile not in self.run.users:
+            raise ValueError(f"profile {profile!r} is not among this environment's users ({', '.join(self.run.users)})")
+        self.profile = str(profile)
+        self.scorer = self.scorers[self.profile]
         self.steps = SteppedSession(
             goal,
-            self.run.factory,
+            self.run.users[self.profile].factory,
             self.agent,
             seed=self.session_seed,
             max_turns=self.run.config["max_turns"],
@@ -251,6 +275,7 @@ class SystemTextEnv(gymnasium.Env):
             "evaluation": self.run.split.evaluation,
             "reward_spec": self.run.reward.as_json(),
             "session_seed": self.session_seed,
+            "profile": self.profile,
         }
         if request is not None:
             info.update(request)
