@@ -103,13 +103,8 @@ def atomic_file(
 
     real = real_path(path)
     if real.exists() and not real.is_file():  # /dev/null, a pipe, a terminal: written in place, never replaced
-        try:
-            with open(real, mode, **options) as f:
-                yield f
-        except OSError as error:
-            if error.errno in RESOURCE_ERRORS:
-                raise InputError(resource_error(error, path, then)) from None
-            raise
+        with _users_to_fix(path, then), open(real, mode, **options) as f:
+            yield f
         return
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
@@ -120,18 +115,26 @@ def atomic_file(
             else f"{path}: cannot be written ({error.strerror or error})"
         ) from None
     try:
-        try:
+        with _users_to_fix(path, then):
             with open(fd, mode, **options) as f:
                 yield f
             _keep_mode(real, temporary)
             os.replace(temporary, real)
-        except OSError as error:
-            if error.errno in RESOURCE_ERRORS:
-                raise InputError(resource_error(error, path, then)) from None
-            raise
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        raise
+
+
+@contextlib.contextmanager
+def _users_to_fix(path: str | os.PathLike, then: str) -> Iterator[None]:
+    """A write the machine refuses for space, quota, a read-only folder or permissions, as the user's
+    :class:`InputError` naming ``path`` (any other ``OSError`` stays what it is)."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno in RESOURCE_ERRORS:
+            raise InputError(resource_error(error, path, then)) from None
         raise
 
 

@@ -52,6 +52,7 @@ class HostileSystem:
         lifetime: float = 300.0,
     ) -> None:
         self.requests: list[tuple[str, int, str, float]] = []  # (dialogue, turn, behaviour, time.monotonic())
+        self.seen: list[tuple[str, str | None]] = []  # each request's path and Authorization header
         self.lock = threading.Lock()
         hostile = self
 
@@ -66,6 +67,7 @@ class HostileSystem:
                 behaviour = plan(request)
                 with hostile.lock:
                     hostile.requests.append((request["dialogue_id"], request["turn"], behaviour, time.monotonic()))
+                    hostile.seen.append((self.path, self.headers.get("Authorization")))
                 good = (answer or (lambda r: POLITE))(request)
                 getattr(hostile, "_" + behaviour)(self, good)
 

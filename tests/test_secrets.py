@@ -8,18 +8,15 @@ own files, ``mwz view``'s page and ``mwz compare``'s CSV are searched for every 
 from __future__ import annotations
 
 import base64
-import http.server
 import json
 import socket
 import subprocess
 import sys
-import threading
 import urllib.parse
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hostile_system import HostileChat, completion
+from hostile_system import HostileChat, HostileSystem, completion
 
 from mwz_metrics.interactive import chat
 from mwz_metrics.interactive.secrets import is_secret_name, redact_options, redact_text, redact_url, url_secrets
@@ -52,44 +49,6 @@ def dead_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-class RecordingSystem:
-    """The system protocol on 127.0.0.1, a polite apology each turn (HTTP 500 where ``failing(request)``);
-    every request's path and ``Authorization`` kept in ``seen`` (a context manager)."""
-
-    def __init__(self, failing=lambda request: False) -> None:
-        self.seen: list[tuple[str, str | None]] = []
-        recording = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 (the http.server name)
-                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                recording.seen.append((self.path, self.headers.get("Authorization")))
-                failed = failing(request)
-                body = b"{}" if failed else json.dumps({"response": "sorry , i can not help .", "state": {}}).encode()
-                self.send_response(500 if failed else 200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-
-    def __enter__(self) -> RecordingSystem:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 # -- what is shown -------------------------------------------------------------------------------
@@ -133,8 +92,13 @@ def test_a_systems_password_and_key_reach_the_system_and_nothing_written(env, tm
     out = tmp_path / "out"
     out.mkdir()
     printed: dict[str, str] = {}
-    with RecordingSystem(failing=lambda request: request["turn"] == 1 and request["dialogue_id"] == "sng0073") as sut:
-        url = f"http://alice:{PASSWORD}@127.0.0.1:{sut.port}/respond?api_key={KEY}"
+
+    def plan(request):  # one failed turn: its session's detail names the URL
+        return "status_500" if request["turn"] == 1 and request["dialogue_id"] == "sng0073" else "ok"
+
+    with HostileSystem(plan) as sut:
+        port = sut.server.server_address[1]
+        url = f"http://alice:{PASSWORD}@127.0.0.1:{port}/respond?api_key={KEY}"
         arguments = [
             MWZ, "-v", "interact", "--system", url, "--dialogue", "sng0073", "--dialogue", "pmul4648",
             "--max-turns", 3, "--retries", 0, "--timeout", 5, *FAST, "--explain", 2,
@@ -149,8 +113,8 @@ def test_a_systems_password_and_key_reach_the_system_and_nothing_written(env, tm
     assert sut.seen and set(sut.seen) == {(f"/respond?api_key={KEY}", basic)}
     ends = [json.loads(line).get("end") or {} for line in (out / "run.jsonl").read_text().splitlines()]
     assert [e["detail"] for e in ends if e.get("reason") == "system_error"] == [
-        f"system http://***@127.0.0.1:{sut.port}/respond?api_key=***, session sng0073, turn 1: "
-        f"http://127.0.0.1:{sut.port}/respond?api_key=*** answered HTTP 500"
+        f"system http://***@127.0.0.1:{port}/respond?api_key=***, session sng0073, turn 1: "
+        f"http://127.0.0.1:{port}/respond?api_key=*** answered HTTP 500"
     ]
     # a dead port: refused before the first session, in one line
     dead = f"http://alice:{PASSWORD}@127.0.0.1:{dead_port()}/respond?api_key={KEY}"
