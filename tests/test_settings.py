@@ -73,3 +73,28 @@ def test_factory_options_are_typed():
 def test_evaluation_settings_give_only_what_was_given():
     given = settings.EvaluationSettings(chain="mwzeval", gold_states=False).given()
     assert given == {"chain": "mwzeval", "gold_states": False}
+
+
+def test_each_success_option_is_declared_once_and_read_everywhere():
+    """The flags, --metric success:KEY=VALUE, the evaluate module scripts' _compute and the evaluator read
+    the fields of SuccessConfig: a field added there is an option of each."""
+    import argparse
+    import inspect
+
+    from mwz_metrics.cli.evaluate import add_metric_arguments
+    from mwz_metrics.multiwoz import hf_modules
+
+    names = [f.name for f in dataclasses.fields(settings.SuccessConfig)]
+    parser = argparse.ArgumentParser()
+    add_metric_arguments(parser)
+    flags = {action.dest for action in parser._actions}
+    assert set(names) <= flags
+    compute = hf_modules.success_compute(lambda result, per_dialogue: result)
+    assert [p for p in inspect.signature(compute).parameters][-len(names) :] == names
+    with pytest.raises(TypeError, match="bogus"):
+        compute(object(), predictions={}, bogus=1)
+    with pytest.raises(InputError, match=r"^success takes gold_states, matching, name_constraints, active_domains"):
+        settings.typed(settings.SuccessConfig, {"bogus": "1"}, "success")
+    args = parser.parse_args(["--matching", "intersection", "--optimistic"])
+    config = settings.from_arguments(settings.SuccessConfig, args)
+    assert config.variant() == {"matching": "intersection", "name_constraints": "name_only", "active_domains": "gold"}

@@ -15,6 +15,7 @@ from mwz_metrics.multiwoz import hf_modules
 from mwz_metrics.multiwoz import success as success_lib
 from mwz_metrics.multiwoz.evaluator import Evaluator
 from mwz_metrics.multiwoz.testset import TestSet
+from mwz_metrics.settings import SuccessConfig
 
 VENUES = {"north-a": {"name": "alpha", "area": "north"}, "centre-b": {"name": "beta", "area": "centre"}}
 
@@ -27,31 +28,42 @@ def query(domain, constraints):
 def _outcome(state, variant, goal_informable=None, active=(("restaurant",),)):
     goal = {"restaurant": {"informable": goal_informable or {"area": "north"}, "requestable": []}}
     return success_lib.dialogue_success(
-        goal, [[]], ["i suggest NAME ."], [state], [list(a) for a in active], query, variant
+        goal, [[]], ["i suggest NAME ."], [state], [list(a) for a in active], query, variant.resolved()
     )
 
 
 def test_intersection_matching_accepts_what_subset_rejects():
     state = {"restaurant": {}}  # matches both venues: one meets the goal, one does not
-    assert not _outcome(state, success_lib.Variant()).inform["restaurant"]
-    assert _outcome(state, success_lib.Variant(matching="intersection")).inform["restaurant"]
+    assert not _outcome(state, SuccessConfig()).inform["restaurant"]
+    assert _outcome(state, SuccessConfig(matching="intersection")).inform["restaurant"]
 
 
 def test_name_only_ignores_the_other_constraints():
     # the system names alpha (which meets the goal) but its state has a wrong area
     state = {"restaurant": {"name": "alpha", "area": "centre"}}
-    assert not _outcome(state, success_lib.Variant()).inform["restaurant"]
-    assert _outcome(state, success_lib.Variant(name_constraints="name_only")).inform["restaurant"]
+    assert not _outcome(state, SuccessConfig()).inform["restaurant"]
+    assert _outcome(state, SuccessConfig(name_constraints="name_only")).inform["restaurant"]
     # without a name the option changes nothing
     unnamed = {"restaurant": {"area": "centre"}}
-    assert not _outcome(unnamed, success_lib.Variant(name_constraints="name_only")).inform["restaurant"]
+    assert not _outcome(unnamed, SuccessConfig(name_constraints="name_only")).inform["restaurant"]
 
 
 def test_variant_rejects_unknown_choices():
-    with pytest.raises(ValueError, match="matching"):
-        success_lib.Variant(matching="superset")
-    assert success_lib.Variant.optimistic() == success_lib.Variant("intersection", "name_only", "gold")
-    assert success_lib.Variant().is_default and not success_lib.Variant.optimistic().is_default
+    with pytest.raises(ValueError, match=r"^matching must be one of \('subset', 'intersection'\), not 'superset'$"):
+        SuccessConfig(matching="superset").resolved()
+    optimistic = SuccessConfig(optimistic=True)
+    assert optimistic.variant() == {
+        "matching": "intersection",
+        "name_constraints": "name_only",
+        "active_domains": "gold",
+    }
+    assert SuccessConfig(optimistic=True, matching="subset").variant()["matching"] == "subset"  # given beside it
+    assert SuccessConfig().is_default and not optimistic.is_default
+
+
+def test_variant_keeps_its_old_name_for_a_release():
+    with pytest.warns(DeprecationWarning, match="SuccessConfig"):
+        assert success_lib.Variant is SuccessConfig
 
 
 def test_gold_active_domains_follow_damd():

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import time
 from typing import Any
 
+from mwz_metrics import settings
 from mwz_metrics.cli import metrics as metric_flags
 from mwz_metrics.cli.registry import command, write_json
 from mwz_metrics.settings import EvaluationSettings
+
+# BLEU's styles, a list of --style flags (a repeatable flag: not one of settings.add_arguments' kinds)
+_STYLES = next(f for f in dataclasses.fields(settings.BleuConfig) if f.name == "styles")
 
 logger = logging.getLogger("mwz.evaluate")
 
@@ -36,25 +41,15 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
     """The metric flags (any registered metric; mwzeval's three by default) and the evaluation settings
     shared by ``mwz evaluate`` and ``mwz compare``."""
     metric_flags.add_arguments(parser)
-    parser.add_argument("--gold-states", action="store_true", help="Inform/Success with MultiWOZ 2.2 gold states")
+    settings.add_arguments(parser, settings.SuccessConfig)  # --gold-states
     metric_flags.add_delexicalize_argument(parser)
     parser.add_argument(
         "--chain",
         default="mwzeval",
         help="value-normalizer chain: mwzeval (@7f19ee0, default), mwzeval-2023 (@1d03eb4)",
     )
-    variant = parser.add_argument_group("Inform/Success variant (default: mwzeval's)")
-    variant.add_argument("--matching", choices=("subset", "intersection"), help="offered venues vs goal venues")
-    variant.add_argument(
-        "--name-constraints", choices=("all", "name_only"), help="name_only: a named venue/train is looked up by name"
-    )
-    variant.add_argument(
-        "--active-domains", choices=("predicted", "gold"), help="gold: the dataset's, from its dialogue acts (DAMD)"
-    )
-    variant.add_argument(
-        "--optimistic", action="store_true", help="the paper's optimistic setting: intersection, name_only, gold"
-    )
-    parser.add_argument("--style", action="append", dest="styles", help="delex style(s) for BLEU (default: all)")
+    settings.add_arguments(parser, settings.SuccessConfig, settings.VARIANT, title=settings.VARIANT)
+    parser.add_argument("--style", action="append", dest="styles", help=_STYLES.metadata["help"])
     parser.add_argument(
         "--reference-file",
         action="append",
@@ -67,16 +62,12 @@ def add_metric_arguments(parser: argparse.ArgumentParser) -> None:
 
 def evaluator_options(args: argparse.Namespace) -> EvaluationSettings:
     """The evaluation settings of :func:`add_metric_arguments`, as every metric reads them (metrics excluded)."""
-    return EvaluationSettings(
-        gold_states=args.gold_states,
+    return settings.EvaluationSettings(
+        **vars(settings.from_arguments(settings.SuccessConfig, args)),
         chain=args.chain,
         styles=tuple(args.styles) if args.styles else None,
         data_dir=args.data_dir,
         reference_files=_reference_files(args.reference_file),
-        matching=args.matching,
-        name_constraints=args.name_constraints,
-        active_domains=args.active_domains,
-        optimistic=args.optimistic,
         delexicalize=args.delexicalize,
     )
 
@@ -126,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             logger.info("%s holds the sessions of an interactive run: scored as mwz interact scores them", args.input)
             return _sessions(args, *sessions)
     loaded = metric.load_all(metric.with_defaults(metric_flags.requests(args)))  # mwzeval's three by default
-    settings = evaluator_options(args).replace(per_dialogue=args.per_dialogue)
+    given = evaluator_options(args).replace(per_dialogue=args.per_dialogue)
     started = time.perf_counter()
     predictions = None
     if args.oracle:
@@ -134,12 +125,12 @@ def run(args: argparse.Namespace) -> int:
         from mwz_metrics.multiwoz.testset import TestSet
 
         logger.info("building the MultiWOZ 2.2 test references")
-        settings = settings.replace(test_set=TestSet(chain=args.chain, styles=args.styles, data_dir=args.data_dir))
-        truncated = settings.test_set.truncated("2.2")
+        given = given.replace(test_set=TestSet(chain=args.chain, styles=args.styles, data_dir=args.data_dir))
+        truncated = given.test_set.truncated("2.2")
         if truncated:  # its oracle would score a handful of dialogues, confidently
             raise InputError(f"--oracle: {truncated}")
-        predictions = settings.test_set.oracle_predictions()  # scored on the same test set
-    inputs = metric.MetricInputs(predictions=predictions, source=args.input, data_dir=args.data_dir, settings=settings)
+        predictions = given.test_set.oracle_predictions()  # scored on the same test set
+    inputs = metric.MetricInputs(predictions=predictions, source=args.input, data_dir=args.data_dir, settings=given)
     logger.info("evaluating")
     scored = metric.score(loaded, inputs)
     result = metric.assemble(scored)

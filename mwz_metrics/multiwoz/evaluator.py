@@ -23,6 +23,7 @@ from mwz_metrics.multiwoz import richness as richness_lib
 from mwz_metrics.multiwoz import success as success_lib
 from mwz_metrics.multiwoz.normalize import UnknownPlaceholders, normalize_state
 from mwz_metrics.multiwoz.testset import TestSet
+from mwz_metrics.settings import SuccessConfig, typed
 from mwz_metrics.signature import Signature, describe_chain, describe_styles, plugin_details, source_checksums
 from mwz_plugins.version import __version__
 
@@ -37,13 +38,24 @@ class Options:
     success: bool = True
     richness: bool = True
     dst: bool = False
-    gold_states: bool = False
     chain: str = "mwzeval"
     styles: tuple[str, ...] | None = None
     per_dialogue: bool = False
     reference_files: tuple[tuple[str, str], ...] = ()
-    variant: success_lib.Variant = success_lib.Variant()
+    variant: SuccessConfig = SuccessConfig(gold_states=False).resolved()  # Inform/Success's options, made
     delexicalize: str = "auto"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The options as the signature names them: Inform/Success's ``gold_states`` after ``dst``, its
+        variant's choices under ``variant``."""
+        plain = dataclasses.asdict(dataclasses.replace(self, variant=SuccessConfig()))
+        plain["variant"] = self.variant.variant()
+        ordered: dict[str, Any] = {}
+        for key, value in plain.items():
+            ordered[key] = value
+            if key == "dst":
+                ordered["gold_states"] = bool(self.variant.gold_states)
+        return ordered
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,26 +95,20 @@ class Evaluator:
         success: bool = True,
         richness: bool = True,
         dst: bool = False,
-        gold_states: bool = False,
         chain: str = "mwzeval",
         styles: list[str] | None = None,
         per_dialogue: bool = False,
         data_dir=None,
         testset: TestSet | None = None,
         reference_files: Mapping[str, Any] | None = None,
-        matching: str | None = None,
-        name_constraints: str | None = None,
-        active_domains: str | None = None,
-        optimistic: bool = False,
         bleu_per_dialogue: bool = True,
         delexicalize: str = "auto",
+        **success_options: Any,
     ) -> None:
         """Options as in :class:`Options`. ``reference_files``: extra BLEU styles, name -> path of a
         file in mwzeval's format or the decoded mapping itself (dialogue id -> list of references);
-        ``matching``, ``name_constraints`` and
-        ``active_domains`` choose the Inform/Success :class:`~success_lib.Variant`
-        (default mwzeval's; ``optimistic`` sets all three, single options override it).
-        ``bleu_per_dialogue=False`` leaves BLEU per dialogue out of ``per_dialogue``'s details
+        ``success_options``: Inform/Success's, the fields of :class:`~mwz_metrics.settings.SuccessConfig`
+        (``gold_states``, the variant: default mwzeval's). ``bleu_per_dialogue=False`` leaves BLEU per dialogue out of ``per_dialogue``'s details
         (per-domain BLEU stays); it changes no number. ``delexicalize``: ``auto``, ``always`` or ``never``
         (:mod:`mwz_metrics.delexicalize`: lexicalized responses read like delexicalized ones)."""
         from mwz_metrics.delexicalize import MODES
@@ -110,18 +116,13 @@ class Evaluator:
         if delexicalize not in MODES:
             raise InputError(f"delexicalize must be one of {', '.join(MODES)}, not {delexicalize!r}")
         self.bleu_per_dialogue = bleu_per_dialogue
-        base = success_lib.Variant.optimistic() if optimistic else success_lib.Variant()
-        variant = success_lib.Variant(
-            matching or base.matching,
-            name_constraints or base.name_constraints,
-            active_domains or base.active_domains,
-        )
+        config = typed(SuccessConfig, success_options, "Evaluator")
+        variant = dataclasses.replace(config, gold_states=bool(config.gold_states)).resolved()
         self.options = Options(
             bleu,
             success,
             richness,
             dst,
-            gold_states,
             chain,
             tuple(styles) if styles is not None else None,
             per_dialogue,
@@ -164,7 +165,9 @@ class Evaluator:
         preds, delexicalized = self._delexicalized(preds)
         has_states = all(turn.state is not None for turns in preds.values() for turn in turns)
         has_domains = all(turn.active_domains is not None for turns in preds.values() for turn in turns)
-        use_gold = opts.success and (opts.gold_states or not has_states) and (sessions is None or sessions.aligned)
+        use_gold = (
+            opts.success and (opts.variant.gold_states or not has_states) and (sessions is None or sessions.aligned)
+        )
         loaded = self._versions_needed(use_gold)
         warnings: list[dict] = []
         coverage = None
@@ -435,7 +438,7 @@ class Evaluator:
                 if has_domains
                 else "estimated from state changes"
             ),
-            "variant": variant.as_dict(),
+            "variant": variant.variant(),
         }
         if self.options.per_dialogue:
             out["per_dialogue"] = per_dialogue
@@ -444,7 +447,7 @@ class Evaluator:
     def _signature(
         self, loaded: list[str], use_gold: bool, bleu_signature: str | None, delexicalized: Any
     ) -> dict[str, Any]:
-        opts = dataclasses.asdict(self.options)
+        opts = self.options.as_dict()
         opts["states"] = "gold" if use_gold else "predicted"
         variant = self.options.variant
         styles = list(self.bleu_styles) if self.options.bleu else []
@@ -476,7 +479,7 @@ class Evaluator:
         line_options: dict[str, object] = {"metrics": "+".join(metrics)}
         if self.options.success:
             line_options["states"] = opts["states"]
-            line_options.update(variant.as_dict())
+            line_options.update(variant.variant())
         if replaced:  # the numbers read placeholders the delexicalizer wrote
             line_options["delexicalized"] = details["delexicalize"]["delexicalizer"]
         data = source_checksums(sources)

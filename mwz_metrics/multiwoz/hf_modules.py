@@ -9,7 +9,8 @@ supported.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import datasets
@@ -18,6 +19,7 @@ import evaluate
 from mwz_metrics.inputs import InputError
 from mwz_metrics.multiwoz.evaluator import Evaluator
 from mwz_metrics.multiwoz.testset import TestSet
+from mwz_metrics.settings import SuccessConfig, keyword_signature
 
 CITATION = """\
 @inproceedings{nekvinda-dusek-2021-shades,
@@ -83,6 +85,30 @@ def run(predictions: Any, references: Sequence[str] | None, **options: Any) -> d
     shared = testset(chain, tuple(styles) if styles is not None else None, data_dir)
     evaluator = Evaluator(chain=chain, styles=styles, data_dir=data_dir, testset=shared, **options)
     return evaluator.evaluate(as_mapping(predictions, references))
+
+
+def success_compute(shape: Callable[[dict[str, Any], bool], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """The ``_compute`` of ``mwz_success`` and ``mwz_inform``: ``per_dialogue``, ``chain`` and the fields of
+    :class:`~mwz_metrics.settings.SuccessConfig` as keywords (its signature is read from the config;
+    another keyword is a ``TypeError``); ``shape(result, per_dialogue)``: what the module returns."""
+    signature = keyword_signature(
+        SuccessConfig, ("predictions", inspect.Parameter.empty), ("references", None), *_SETTINGS
+    )
+
+    def _compute(self: Any, **options: Any) -> dict[str, Any]:
+        given = signature.bind(self, **options).arguments
+        given.pop("self")
+        predictions, references = given.pop("predictions"), given.pop("references", None)
+        kept = {name: given.get(name, default) for name, default in _SETTINGS}
+        config = {key: value for key, value in given.items() if key not in kept}
+        result = run(predictions, references, bleu=False, success=True, richness=False, **kept, **config)
+        return shape(result, bool(kept["per_dialogue"]))
+
+    _compute.__signature__ = signature  # type: ignore[attr-defined]
+    return _compute
+
+
+_SETTINGS = (("per_dialogue", False), ("chain", "mwzeval"))  # what mwz_success/mwz_inform take besides the config
 
 
 def info(description: str, inputs: str, reference_urls: list[str] | None = None, features: Any = None):

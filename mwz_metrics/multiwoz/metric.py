@@ -7,9 +7,9 @@ coverage, warnings and signature. Each gives its figures as results of their own
 Success; BLEU per style; richness's seven; joint accuracy and slot F1) with what each dialogue
 contributes where a comparison asks for it (``settings["dialogue_scores"]``).
 
-Options (``--metric success:matching=intersection``) override the command's settings:
-``success`` takes ``gold_states``, ``matching``, ``name_constraints``, ``active_domains`` and
-``optimistic``; ``bleu`` takes ``styles`` (``damd+mwz22``).
+Options (``--metric success:matching=intersection``) override the command's settings: ``success``
+takes the fields of :class:`~mwz_metrics.settings.SuccessConfig`, ``bleu`` those of
+:class:`~mwz_metrics.settings.BleuConfig` (``styles=damd+mwz22``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 from mwz_metrics import bootstrap
 from mwz_metrics.inputs import InputError
 from mwz_metrics.metric import Group, GroupScoring, MetricInputs, MetricResult, Presentation
-from mwz_metrics.settings import typed
+from mwz_metrics.settings import BleuConfig, SuccessConfig, typed
 
 logger = logging.getLogger(__name__)
 
@@ -37,39 +37,17 @@ PARTS = ("bleu", "success", "richness", "dst")  # mwzeval's sections, in its ord
 
 
 @dataclasses.dataclass(frozen=True)
-class SuccessOptions:
-    """``--metric success:KEY=VALUE``: the Inform/Success variant (overrides the command's settings)."""
-
-    gold_states: bool | None = None
-    matching: str | None = None
-    name_constraints: str | None = None
-    active_domains: str | None = None
-    optimistic: bool | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class BleuOptions:
-    """``--metric bleu:styles=damd+mwz22``: the delexicalization styles scored."""
-
-    styles: tuple[str, ...] | None = None
-
-
-@dataclasses.dataclass(frozen=True)
 class NoOptions:
     """A metric that takes no options."""
 
 
-_OPTIONS: dict[str, type] = {"success": SuccessOptions, "bleu": BleuOptions, "richness": NoOptions, "dst": NoOptions}
-# What the evaluator takes from the settings (the rest of the settings are the commands' own).
+# Each metric's config: its options, declared once (mwz_metrics.settings).
+_OPTIONS: dict[str, type] = {"success": SuccessConfig, "bleu": BleuConfig, "richness": NoOptions, "dst": NoOptions}
+# What the evaluator takes from the settings: the metrics' options and these (the rest are the commands' own).
 _EVALUATOR_SETTINGS = (
-    "gold_states",
+    *(f.name for config in (SuccessConfig, BleuConfig) for f in dataclasses.fields(config)),
     "chain",
-    "styles",
     "reference_files",
-    "matching",
-    "name_constraints",
-    "active_domains",
-    "optimistic",
     "per_dialogue",
     "bleu_per_dialogue",
     "delexicalize",

@@ -9,14 +9,16 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from mwz_plugins.errors import InputError
+from mwz_metrics.settings import SuccessConfig
 from mwz_plugins.ontology import REQUESTABLE_SLOTS, State
 
 VENUE_DOMAINS = ("restaurant", "hotel", "attraction", "train")
 NO_DATABASE_DOMAINS = ("taxi", "police", "hospital")
 
 Query = Callable[[str, Mapping[str, str]], Sequence[str]]
+_MWZEVAL = SuccessConfig().resolved()  # mwzeval's own choices
 
 
 def estimate_active_domains(states: Sequence[State]) -> list[list[str]]:
@@ -50,55 +52,25 @@ def estimate_active_domains(states: Sequence[State]) -> list[list[str]]:
     return estimates
 
 
-MATCHING = ("subset", "intersection")
-NAME_CONSTRAINTS = ("all", "name_only")
-ACTIVE_DOMAINS = ("predicted", "gold")
 # Slots that identify one venue: with ``name_only`` the other constraints are ignored.
 IDENTIFYING_SLOTS = ("name", "trainid", "id")
 
 
-@dataclasses.dataclass(frozen=True)
-class Variant:
-    """How Inform/Success is computed; the defaults are mwzeval's.
+def __getattr__(name: str) -> Any:
+    """``Variant``, the old name of :class:`~mwz_metrics.settings.SuccessConfig` (until the next release)."""
+    if name == "Variant":
+        import warnings
 
-    ``matching``: offered venues must all meet the goal (``subset``) or at least
-    one must (``intersection``). ``name_constraints``: the offered venues are those
-    matching the whole predicted state of the domain (``all``) or, when it names a
-    venue or train, only that name (``name_only``). ``active_domains``: the turn's
-    domains are the predicted/estimated ones (``predicted``) or the dataset's, as
-    DAMD derives them from the dialogue acts (``gold``).
-    :meth:`optimistic` is the paper's optimistic setting (section 5.1): all three.
-    """
-
-    matching: str = "subset"
-    name_constraints: str = "all"
-    active_domains: str = "predicted"
-
-    def __post_init__(self) -> None:
-        for field, allowed in (
-            ("matching", MATCHING),
-            ("name_constraints", NAME_CONSTRAINTS),
-            ("active_domains", ACTIVE_DOMAINS),
-        ):
-            if getattr(self, field) not in allowed:
-                raise InputError(f"{field} must be one of {allowed}, not {getattr(self, field)!r}")
-
-    @classmethod
-    def optimistic(cls) -> Variant:
-        """Nekvinda & Dusek (2021), section 5.1: intersection, name only, gold active domains."""
-        return cls("intersection", "name_only", "gold")
-
-    @property
-    def is_default(self) -> bool:
-        """Whether this is mwzeval's computation."""
-        return self == Variant()
-
-    def as_dict(self) -> dict[str, str]:
-        """The three choices by name (for the signature)."""
-        return dataclasses.asdict(self)
+        warnings.warn(
+            "mwz_metrics.multiwoz.success.Variant is now mwz_metrics.settings.SuccessConfig",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return SuccessConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _offer_constraints(constraints: Mapping[str, str], variant: Variant) -> Mapping[str, str]:
+def _offer_constraints(constraints: Mapping[str, str], variant: SuccessConfig) -> Mapping[str, str]:
     if variant.name_constraints == "name_only":
         named = {slot: constraints[slot] for slot in IDENTIFYING_SLOTS if slot in constraints}
         if named:
@@ -121,10 +93,11 @@ def dialogue_success(
     states: Sequence[State],
     active_domains: Sequence[Sequence[str]],
     query: Query,
-    variant: Variant | None = None,
+    variant: SuccessConfig | None = None,
 ) -> DialogueOutcome:
-    """Inform and success of one dialogue (mwzeval's ``get_dialog_success``, or a :class:`Variant`)."""
-    variant = variant or Variant()
+    """Inform and success of one dialogue (mwzeval's ``get_dialog_success``, or another variant: a
+    :class:`~mwz_metrics.settings.SuccessConfig`, its choices made by :meth:`~SuccessConfig.resolved`)."""
+    variant = variant or _MWZEVAL
     wanted = {d: set(goal[d]["requestable"]) for d in goal}
     # offered venue ids per domain, or MATCHED where no venue needs matching
     offered: dict[str, list[str] | str] = {d: [] for d in goal}

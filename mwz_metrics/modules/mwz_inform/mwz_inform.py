@@ -37,6 +37,18 @@ Examples:
 )
 
 
+def _shape(result, per_dialogue):
+    success = result["success"]
+    out = {"inform": success["inform"], "exact": success["exact"]["inform"]}
+    if per_dialogue:
+        out["per_dialogue"] = {
+            k: {"inform": v["inform"], "active_domains": v["active_domains"]}
+            for k, v in success["per_dialogue"].items()
+        }
+    out.update({key: result[key] for key in ("coverage", "warnings", "signature")})
+    return out
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class MwzInform(evaluate.Metric):
     compute = hf_modules.direct_compute
@@ -46,39 +58,5 @@ class MwzInform(evaluate.Metric):
     def _info(self):
         return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
-    def _compute(
-        self,
-        *,
-        predictions,
-        references=None,
-        gold_states=False,
-        per_dialogue=False,
-        chain="mwzeval",
-        matching=None,
-        name_constraints=None,
-        active_domains=None,
-        optimistic=False,
-    ):
-        result = hf_modules.run(
-            predictions,
-            references,
-            bleu=False,
-            success=True,
-            richness=False,
-            gold_states=gold_states,
-            per_dialogue=per_dialogue,
-            chain=chain,
-            matching=matching,
-            name_constraints=name_constraints,
-            active_domains=active_domains,
-            optimistic=optimistic,
-        )
-        success = result["success"]
-        out = {"inform": success["inform"], "exact": success["exact"]["inform"]}
-        if per_dialogue:
-            out["per_dialogue"] = {
-                k: {"inform": v["inform"], "active_domains": v["active_domains"]}
-                for k, v in success["per_dialogue"].items()
-            }
-        out.update({key: result[key] for key in ("coverage", "warnings", "signature")})
-        return out
+    # predictions, references, per_dialogue, chain and Inform/Success's options (mwz_metrics.settings.SuccessConfig)
+    _compute = hf_modules.success_compute(_shape)

@@ -42,6 +42,10 @@ Examples:
 )
 
 
+def _shape(result, per_dialogue):
+    return {key: result[key] for key in ("success", "coverage", "warnings", "signature")}
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class MwzSuccess(evaluate.Metric):
     compute = hf_modules.direct_compute
@@ -51,31 +55,5 @@ class MwzSuccess(evaluate.Metric):
     def _info(self):
         return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
-    def _compute(
-        self,
-        *,
-        predictions,
-        references=None,
-        gold_states=False,
-        per_dialogue=False,
-        chain="mwzeval",
-        matching=None,
-        name_constraints=None,
-        active_domains=None,
-        optimistic=False,
-    ):
-        result = hf_modules.run(
-            predictions,
-            references,
-            bleu=False,
-            success=True,
-            richness=False,
-            gold_states=gold_states,
-            per_dialogue=per_dialogue,
-            chain=chain,
-            matching=matching,
-            name_constraints=name_constraints,
-            active_domains=active_domains,
-            optimistic=optimistic,
-        )
-        return {key: result[key] for key in ("success", "coverage", "warnings", "signature")}
+    # predictions, references, per_dialogue, chain and Inform/Success's options (mwz_metrics.settings.SuccessConfig)
+    _compute = hf_modules.success_compute(_shape)
