@@ -4,7 +4,9 @@ Only what a metric needs is loaded: BLEU and gold states read MultiWOZ 2.2 test
 (plus its dialog acts); Inform/Success on predicted states read the 2.1 test
 goals and bookings and the venue database. Derived data is cached as JSON under
 the download cache, keyed by the source checksums and the versions of the
-package, styles and normalizer chain that produced it.
+package, styles and normalizer chain that produced it. Files, the database and derived data come
+through the process's :mod:`mwz_metrics.data_context`, which interactive evaluation shares: each is
+loaded once however many test sets a command makes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_datasets import sources
-from mwz_datasets.derived import cached, code_fingerprint
+from mwz_metrics import data_context
 from mwz_metrics.multiwoz.normalize import ResponseNormalizer, UnknownPlaceholders
 from mwz_metrics.multiwoz.references import build_from_22
 from mwz_plugins import get_registry
@@ -66,11 +68,13 @@ class TestSet:
         self.resolved_for: dict[str, str] = {}
         self.database_sources: list[dict[str, Any]] = []
 
-    def _resolve(self, version: str, split: str) -> dict[str, Path]:
-        from mwz_datasets import multiwoz_raw
+    @functools.cached_property
+    def data(self) -> data_context.DataContext:
+        """The process's MultiWOZ files, venue database and derived data for this data folder and chain."""
+        return data_context.shared(self.data_dir, self.chain_name)
 
-        needed = multiwoz_raw.sources(version, [split])
-        files = sources.resolve(needed, data_dir=self.data_dir)
+    def _resolve(self, version: str, split: str) -> dict[str, Path]:
+        files = self.data.multiwoz(version, split)
         self.resolved.update(files)
         self.resolved_for.update(dict.fromkeys(files, version))
         return {path: f.path for path, f in files.items()}
@@ -84,7 +88,9 @@ class TestSet:
 
     def _checksums(self, files: dict[str, Path]) -> list[str]:
         # the files' checksums, and the code that derives from them (this package's)
-        return [f"{p}={self.resolved[p].sha256}" for p in sorted(files)] + [code_fingerprint(Path(__file__).parent)]
+        return [f"{p}={self.resolved[p].sha256}" for p in sorted(files)] + [
+            data_context.code_fingerprint(Path(__file__).parent)
+        ]
 
     @functools.cached_property
     def multiwoz22(self) -> dict[str, Any]:
@@ -104,7 +110,7 @@ class TestSet:
                 "unknown_placeholders": report.as_dict(),
             }
 
-        return cached("mwz22-test", self._checksums(files) + self._versions(), build)
+        return self.data.derived("mwz22-test", self._checksums(files) + self._versions(), build)
 
     def file_references(self, name: str, keys: Iterable[str]) -> dict[str, list[str]]:
         """References of a reference-file style for the test dialogues ``keys``, read
@@ -143,7 +149,7 @@ class TestSet:
                 booked[key] = goal_lib.booked_domains_from_raw(raw["log"])
             return {"goals": goals, "booked_domains": booked}
 
-        return cached("mwz21-test-goals", self._checksums(files) + self._versions(), build)
+        return self.data.derived("mwz21-test-goals", self._checksums(files) + self._versions(), build)
 
     @functools.cached_property
     def gold_active_domains(self) -> dict[str, list[list[str]]]:
@@ -159,14 +165,12 @@ class TestSet:
                 for key, raw in multiwoz_raw.iter_raw_dialogues("2.1", "test", files)
             }
 
-        return cached("mwz21-test-gold-active-domains", self._checksums(files), build)
+        return self.data.derived("mwz21-test-gold-active-domains", self._checksums(files), build)
 
     @functools.cached_property
     def database(self):
-        """The venue database, values through the test set's normalizer chain."""
-        from mwz_datasets.database import VenueDatabase
-
-        db = VenueDatabase.from_pinned(data_dir=self.data_dir, normalize=self.chain)
+        """The venue database, values through the test set's normalizer chain (the process's one)."""
+        db = self.data.database
         self.database_sources = list(db.signature["sources"].values())
         return db
 

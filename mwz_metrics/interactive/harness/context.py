@@ -1,9 +1,10 @@
 """What simulators and reference systems of one run share, loaded once and lazily.
 
-MultiWOZ 2.1 is read through :mod:`mwz_datasets` (the pinned zip; ``data_dir``, ``MWZ_MIRROR``,
-the cache or a verified download). What is derived from it is cached on disk like the test set
-of the static metrics (:mod:`mwz_datasets.derived`), keyed by the zip's checksum and the
-code that derives it:
+MultiWOZ 2.1 and the venue database come through the process's :mod:`mwz_metrics.data_context`
+(the pinned zip; ``data_dir``, ``MWZ_MIRROR``, the cache or a verified download), which the test set
+of the static metrics shares: an ``mwz interact`` run finds the zip and reads the database once. What
+is derived from it is cached on disk like the test set's (:mod:`mwz_datasets.derived`), keyed by the
+zip's checksum and the code that derives it:
 
 - from **validation**: user and system templates (:mod:`.language.extract`) and the system-act
   reader's model (:mod:`.reader`);
@@ -14,12 +15,12 @@ code that derives it:
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import threading
 from pathlib import Path
 from typing import Any
 
+from mwz_metrics import data_context
 from mwz_metrics.interactive.acts import from_dataset
 from mwz_metrics.interactive.goals import UserGoal, user_goal
 from mwz_metrics.interactive.vocabulary import MWZEVAL_BOOKING_ORDER
@@ -42,13 +43,10 @@ _DERIVING = (
 
 @functools.cache
 def code_fingerprint() -> str:
-    """sha256 of the modules that derive cached material (a change rebuilds it)."""
-    digest = hashlib.sha256()
+    """sha256 of the modules that derive cached material (a change rebuilds it; :func:`.data_context.code_fingerprint`)."""
     folder = Path(__file__).parents[1]  # mwz_metrics/interactive
-    for name in _DERIVING:
-        digest.update((folder / name).read_bytes())
-    digest.update((folder.parent / "tokens.py").read_bytes())  # how the reader splits words
-    return digest.hexdigest()
+    tokens = folder.parent / "tokens.py"  # how the reader splits words
+    return data_context.code_fingerprint(*(folder / name for name in _DERIVING), tokens)
 
 
 def _booked(turn: dict[str, Any]) -> list[str]:
@@ -69,11 +67,14 @@ class InteractiveContext:
         # loaded once and shared, never copied (gymnasium.make deep-copies an environment's arguments)
         return self
 
+    @functools.cached_property
+    def data(self) -> data_context.DataContext:
+        """The process's MultiWOZ files, venue database and derived data (shared with the test set)."""
+        return data_context.shared(self.data_dir, self.chain_name)
+
     def dialogue_files(self, split: str) -> tuple[dict[str, Path], str]:
         """The local MultiWOZ 2.1 files of ``split`` (for :func:`mwz_datasets.multiwoz_raw.iter_dialogues`) and their checksum."""
-        from mwz_datasets import multiwoz_raw, sources
-
-        files = sources.resolve(multiwoz_raw.sources("2.1", [split]), data_dir=self.data_dir)
+        files = self.data.multiwoz("2.1", split)
         for path, resolved in files.items():
             self.sources[path] = resolved.signature()
         paths = {name: found.path for name, found in files.items()}
@@ -82,7 +83,6 @@ class InteractiveContext:
 
     def _cached(self, kind: str, split: str, build) -> Any:
         from mwz_datasets import multiwoz_raw
-        from mwz_datasets.derived import cached
 
         paths, checksum = self.dialogue_files(split)
 
@@ -90,7 +90,7 @@ class InteractiveContext:
             logger.info("deriving %s from MultiWOZ 2.1 %s (cached afterwards)", kind, split)
             return build(list(multiwoz_raw.iter_dialogues("2.1", split, paths)))
 
-        return cached(kind, [checksum, code_fingerprint()], run)
+        return self.data.derived(kind, [checksum, code_fingerprint()], run)
 
     @functools.cached_property
     def validation(self) -> dict[str, Any]:
@@ -134,12 +134,9 @@ class InteractiveContext:
 
     @functools.cached_property
     def database(self):
-        """The venue database (mwzeval's query semantics, the run's normalizer chain)."""
-        from mwz_datasets.database import VenueDatabase
-        from mwz_plugins import get_registry
-
+        """The venue database (mwzeval's query semantics, the run's normalizer chain; the process's one)."""
         with self._lock:
-            db = VenueDatabase.from_pinned(data_dir=self.data_dir, normalize=get_registry().chain(self.chain_name))
+            db = self.data.database
             for domain, signature in db.signature["sources"].items():
                 self.sources[f"db/{domain}_db.json"] = signature
             return db
@@ -177,7 +174,6 @@ class InteractiveContext:
         """The user-act reader (:class:`~.systems.user_acts.UserActReader`), learnt from the 2.1 validation
         user turns and cached like the rest (keyed besides by its own code and the database's files)."""
         from mwz_datasets import multiwoz_raw
-        from mwz_datasets.derived import cached
         from mwz_metrics.interactive.systems import user_acts
 
         with self._lock:
@@ -191,7 +187,7 @@ class InteractiveContext:
                 return user_acts.train(dialogues, database).as_json()
 
             parts = [checksum, code_fingerprint(), user_acts.fingerprint(), tables]
-            return user_acts.UserActReader.from_json(cached("interactive-user-reader", parts, run), database)
+            return user_acts.UserActReader.from_json(self.data.derived("interactive-user-reader", parts, run), database)
 
     def signature(self) -> dict[str, Any]:
         """The files read so far (checksums) and the version of the derived material."""
