@@ -223,6 +223,22 @@ def test_filters_a_session_side_by_side_and_no_overflow_in_chromium(runs):
     assert shown["page_width"][0] <= shown["page_width"][1] == WIDTH and shown["overflowing"] == []
 
 
+def test_a_link_opens_a_session_with_or_without_its_trial_or_says_none_matched(synth22, runs, tmp_path):
+    """``#open=GOAL~TRIAL`` opens that session; ``#open=GOAL`` (no trial) opens trial 0; a goal no run holds
+    says so in place of the session (was: nothing opened, nothing said). A page of the oracle-text run alone:
+    Chromium's --dump-dom crashes on the hostile run's page."""
+    browser = chromium()
+    folder, _, sessions, _ = runs
+    page = tmp_path / "one.html"
+    _mwz(synth22, "view", str(folder / "oracle-text.jsonl"), "-o", str(page), "--resamples", "50")
+    goal = sessions[2]["id"]
+    for address in (f"#open={goal}~0", f"#open={goal}"):
+        dom = _browser(browser, tmp_path, "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + address)
+        assert f"<h2>Session {goal}</h2>" in dom, address
+    dom = _browser(browser, tmp_path, "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#open=nosuch")
+    assert "No session nosuch in oracle-text.jsonl" in dom and "<h2>Session" not in dom
+
+
 def test_hostile_text_stays_text_in_chromium(runs):
     browser = chromium()
     folder, page, sessions, _ = runs

@@ -367,7 +367,12 @@
     const runs = [state.run].concat(state.other >= 0 && state.other !== state.run ? [state.other] : []);
     const found = runs.map(function (i) { return DATA.runs[i].sessions.find(function (s) { return keyOf(s) === key; }); });
     const s = found[0];
-    if (!s) { box.hidden = true; return; }
+    if (!s) {  // a link to a session no run here holds says so, never opens nothing silently
+      box.replaceChildren(el("p", { class: "missing" }, txt("No session " + key.replace(/~0$/, "") + " in " + DATA.runs[state.run].name + " (open=GOAL~TRIAL, e.g. open=" + (DATA.runs[state.run].sessions[0] ? keyOf(DATA.runs[state.run].sessions[0]) : "mul2177~0") + ").")));
+      box.hidden = false;
+      writeHash();
+      return;
+    }
     const goal = DATA.goals[s.goal] || { domains: [], messages: [] };
     box.replaceChildren(
       el("h2", {}, txt("Session " + s.id + (s.trial === null || s.trial === undefined ? "" : ", trial " + s.trial))),
@@ -388,7 +393,10 @@
     const params = new URLSearchParams(location.hash.slice(1));
     for (const key of ["domain", "outcome", "end", "giveup", "side", "search"]) if (params.has(key)) state[key] = params.get(key);
     for (const key of ["run", "other"]) if (params.has(key) && DATA.runs[Number(params.get(key))]) state[key] = Number(params.get(key));
-    if (params.has("open")) state.open = params.get("open");
+    if (params.has("open")) {  // open=GOAL (no trial) is trial 0, the session of a run without trials
+      const key = params.get("open");
+      state.open = key.indexOf("~") < 0 ? key + "~0" : key;
+    }
   }
   function writeHash() {
     const params = new URLSearchParams();
