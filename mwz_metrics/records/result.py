@@ -1,0 +1,59 @@
+"""The interactive result: what ``mwz interact`` scores from sessions, prints, and writes with ``--result``
+(:func:`mwz_metrics.interactive.harness.api.score`). Rates are percentages (None where no session counts);
+``ci95`` holds each figure's 95% interval over resampled goals."""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+
+class SessionFigures(TypedDict):
+    """One session's figures (an entry of ``per_session``; a session file's ``outcome`` without the id)."""
+
+    id: str
+    inform: float | None
+    success: float | None
+    complete: float | None
+    turns: int
+    end: str
+    tp: int
+    fp: int
+    fn: int
+    book_rate: float | None
+    domains: dict[str, Any]
+    tokens: NotRequired[dict[str, Any]]
+    system_warnings: NotRequired[dict[str, int]]
+
+
+class InteractiveResult(TypedDict, total=False):
+    """The figures of one run's sessions (every key present unless marked optional in its comment)."""
+
+    sessions: int
+    inform: float | None
+    success: float | None
+    complete: float | None
+    book_rate: float | None
+    inform_precision: float
+    inform_recall: float
+    inform_f1: float
+    turns: float
+    turns_successful: float | None
+    end_reasons: dict[str, int]
+    give_ups: dict[str, Any]
+    ci95: dict[str, Any]
+    trials: dict[str, Any]  # optional: a run of several trials per goal (pass^k)
+    bleu: dict[str, Any]  # optional: replay sessions (the only ones with references)
+    richness: dict[str, Any]
+    inform_by_domain: dict[str, Any]
+    success_by_domain: dict[str, Any]
+    exact: dict[str, Any]
+    system_failures: dict[str, Any]
+    system_warnings: dict[str, Any]
+    tokens: dict[str, Any]  # optional: an LLM system or simulator
+    infrastructure: dict[str, Any]  # optional: sessions that ended for an infrastructure reason
+    per_session: list[SessionFigures]
+    static_signature: str
+    signature: dict[str, Any]
+    warnings: list[str]
+    not_scored: dict[str, str]  # optional: metrics left out, and why
+    session_file: str  # with --result: the session file scored
