@@ -37,51 +37,24 @@ per-session state elsewhere than under :func:`session_key`: sessions run concurr
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from mwz_metrics.inputs import InputError, read_turn
-from mwz_metrics.interactive.acts import Act, ActError, acts_json, parse_acts
-
-# Why a session ended (the summary counts each).
-END_REASONS = {
-    "user_done": "the user said goodbye and the system answered",
-    "max_turns": "the session reached the turn limit",
-    "system_out_of_turns": "a predictions-file system had no more turns for this dialogue",
-    "system_timeout": "the system did not answer in time (after the retries)",
-    "system_error": "the system failed (an exception, an HTTP error, a refused connection), after the retries",
-    "malformed_response": "the system's answer was not a valid turn",
-    "simulator_error": "the user simulator failed (for example its language model endpoint)",
-}
-
-
-# A response's text at most (characters; ``mwz interact --max-response-chars``): a MultiWOZ response
-# is about 80, a chatty model's a few hundred. Longer ends the session as ``malformed_response``.
-MAX_RESPONSE_CHARS = 10_000
-# A turn's ``trace`` at most (bytes of its JSON): a larger one is cut to ``{"version", "cut": true}``.
-MAX_TRACE_BYTES = 200_000
-TRACE_VERSION = 1  # the fields of the llm system's trace (see the module docstring)
-
-
-def session_id(dialogue_id: str, trial: int | None) -> str:
-    """The id of one session: the dialogue id alone in a run of one trial per goal (``trial`` None),
-    else ``dialogue_id#trial``."""
-    return dialogue_id if trial is None else f"{dialogue_id}#{trial}"
-
-
-def parse_session_id(session: str) -> tuple[str, int | None]:
-    """(dialogue id, trial) of a session id written by :func:`session_id`."""
-    dialogue_id, mark, trial = session.rpartition("#")
-    return (dialogue_id, int(trial)) if mark and trial.isdigit() else (session, None)
-
-
-def session_key(request: Mapping[str, Any]) -> str:
-    """Under what a system keeps the state of the session a request belongs to."""
-    trial = request.get("trial")
-    return session_id(str(request.get("dialogue_id", "")), None if trial is None else int(trial))
+# The protocol's records (the request, the system's turn, how a session ends) are mwz_metrics.records':
+# re-exported here, where systems and plugins have always found them.
+from mwz_metrics.records.ends import END_REASONS as END_REASONS
+from mwz_metrics.records.ends import FAILED_ENDS as FAILED_ENDS
+from mwz_metrics.records.ends import INFRASTRUCTURE_ENDS as INFRASTRUCTURE_ENDS
+from mwz_metrics.records.ends import SessionEnd as SessionEnd
+from mwz_metrics.records.request import Request as Request
+from mwz_metrics.records.request import session_key as session_key
+from mwz_metrics.records.session import parse_session_id as parse_session_id
+from mwz_metrics.records.session import session_id as session_id
+from mwz_metrics.records.turns import MAX_RESPONSE_CHARS, SystemTurn
+from mwz_metrics.records.turns import MAX_TRACE_BYTES as MAX_TRACE_BYTES
+from mwz_metrics.records.turns import TRACE_VERSION as TRACE_VERSION
 
 
 def session_seed(seed: int, dialogue_id: str, trial: int | None) -> tuple[str, int]:
@@ -95,13 +68,6 @@ def session_seed(seed: int, dialogue_id: str, trial: int | None) -> tuple[str, i
     """
     text = f"{seed}:{dialogue_id}" if not trial else f"{seed}:{dialogue_id}:{trial}"
     return text, int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") >> 1
-
-
-# End reasons that are the infrastructure's, not the dialogue's: counted apart in the figures (and as
-# failures unless ``--exclude-infra``), run again by ``--resume --retry-failed``.
-INFRASTRUCTURE_ENDS = ("system_timeout", "system_error", "simulator_error")
-# Ends where the system (or the simulator) failed rather than talked.
-FAILED_ENDS = frozenset({*INFRASTRUCTURE_ENDS, "malformed_response"})
 
 
 def own_failure(error: BaseException) -> bool:
@@ -121,87 +87,9 @@ def describe_failure(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-class SessionEnd(Exception):
-    """Ends one session with a reason from :data:`END_REASONS` (the run goes on)."""
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        if reason not in END_REASONS:
-            raise ValueError(f"unknown end reason {reason!r}")
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
-
-
-@dataclasses.dataclass(frozen=True)
-class SystemTurn:
-    """One validated system turn."""
-
-    response: str
-    state: dict[str, dict[str, str]] | None = None
-    active_domains: tuple[str, ...] | None = None
-    acts: tuple[Act, ...] | None = None
-    trace: dict[str, Any] | None = None
-
-    def prediction(self) -> dict[str, Any]:
-        """The turn in mwzeval's predictions format (what ``mwz evaluate`` reads)."""
-        out: dict[str, Any] = {"response": self.response}
-        if self.state is not None:
-            out["state"] = self.state
-        if self.active_domains is not None:
-            out["active_domains"] = list(self.active_domains)
-        return out
-
-    def record(self) -> dict[str, Any]:
-        """The turn as a session stores it."""
-        out: dict[str, Any] = {"speaker": "system", "text": self.response}
-        if self.state is not None:
-            out["state"] = self.state
-        if self.active_domains is not None:
-            out["active_domains"] = list(self.active_domains)
-        if self.acts is not None:
-            out["acts"] = acts_json(self.acts)
-        if self.trace is not None:
-            out["trace"] = self.trace
-        return out
-
-
 def parse_system_turn(data: Any, dialogue_id: str, index: int, *, max_chars: int = MAX_RESPONSE_CHARS) -> SystemTurn:
-    """Validate what a system returned; :class:`SessionEnd` (``malformed_response``) if invalid, or
-    if its response is longer than ``max_chars``."""
-    response = data.get("response") if isinstance(data, Mapping) else None
-    if isinstance(response, str) and len(response) > max_chars:
-        raise SessionEnd(
-            "malformed_response",
-            f"dialogue {dialogue_id}, turn {index}: a response of {len(response)} characters (limit {max_chars})",
-        )
-    try:
-        turn = read_turn(dialogue_id, index, data)
-        acts = None
-        if isinstance(data, Mapping) and data.get("acts") is not None:
-            acts = tuple(parse_acts(data["acts"], f"dialogue {dialogue_id}, turn {index}: 'acts'"))
-    except (InputError, ActError) as error:
-        raise SessionEnd("malformed_response", str(error)) from None
-    return SystemTurn(turn.response, turn.state, turn.active_domains, acts, _trace(data, dialogue_id, index))
-
-
-def _trace(data: Any, dialogue_id: str, index: int) -> dict[str, Any] | None:
-    """A turn's ``trace``, copied (a JSON object of at most :data:`MAX_TRACE_BYTES`; larger: cut, saying so)."""
-    import json
-
-    trace = data.get("trace") if isinstance(data, Mapping) else None
-    if trace is None:
-        return None
-    if not isinstance(trace, Mapping):
-        raise SessionEnd("malformed_response", f"dialogue {dialogue_id}, turn {index}: 'trace' is not an object")
-    try:
-        encoded = json.dumps(trace, ensure_ascii=True, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as error:
-        detail = f"dialogue {dialogue_id}, turn {index}: 'trace' is not JSON ({error})"
-        raise SessionEnd("malformed_response", detail) from None
-    if len(encoded) > MAX_TRACE_BYTES:
-        return {"version": trace.get("version"), "cut": True, "bytes": len(encoded)}
-    copied: dict[str, Any] = json.loads(encoded)
-    return copied
+    """Validate what a system returned (:meth:`~mwz_metrics.records.turns.SystemTurn.from_json`)."""
+    return SystemTurn.from_json(data, dialogue_id, index, max_chars=max_chars)
 
 
 @runtime_checkable

@@ -16,10 +16,11 @@ import hashlib
 
 from mwz_datasets.goals import BOOKABLE_DOMAINS
 from mwz_metrics.multiwoz.success import VENUE_DOMAINS as _MWZEVAL_VENUE_DOMAINS
+from mwz_metrics.records.acts import SERVICE_DOMAINS
 
 # -- domains -----------------------------------------------------------------------------------
 
-DOMAINS = ("restaurant", "hotel", "attraction", "train", "taxi", "police", "hospital")
+DOMAINS = SERVICE_DOMAINS  # the act grammar's (mwz_metrics.records.acts), which validates records with them
 VENUE_DOMAINS = ("restaurant", "hotel", "attraction")  # a venue, offered by its name
 # What is offered: a venue by its name, a train by its id. mwzeval calls these its "venue domains"
 # (multiwoz/success.py's VENUE_DOMAINS, the domains whose offered entity Inform checks): one fact.

@@ -26,7 +26,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.acts import acts_json
@@ -48,6 +48,10 @@ from mwz_metrics.interactive.protocol import (
     session_seed,
 )
 from mwz_metrics.interactive.user.base import SimulatorFactory
+from mwz_metrics.records import request as requests
+from mwz_metrics.records.ends import End
+from mwz_metrics.records.session import SessionRecord, end_reason
+from mwz_metrics.records.turns import TurnRecord
 
 logger = logging.getLogger(__name__)
 # A failing system's or simulator's traceback: always in the session's ``end``, on stderr under ``mwz --debug``.
@@ -55,13 +59,17 @@ failures = logging.getLogger("mwz.failures")
 TRACEBACK_CHARS = 4000  # the end of a traceback kept in a session record (the innermost frames)
 
 
-def _copy(record: dict[str, Any]) -> dict[str, Any]:
+_Record = TypeVar("_Record", bound=Mapping[str, Any])
+
+
+def _copy(record: _Record) -> _Record:
     """A deep copy of a JSON record (each turn is copied once, not the whole history each turn)."""
-    return json.loads(json.dumps(record))
+    copied: _Record = json.loads(json.dumps(record))
+    return copied
 
 
-def _end(reason: str, detail: str = "", error: BaseException | None = None) -> dict[str, str]:
-    end = {"reason": reason, **({"detail": detail[:300]} if detail else {})}
+def _end(reason: str, detail: str = "", error: BaseException | None = None) -> End:
+    end: End = {"reason": reason, **({"detail": detail[:300]} if detail else {})}  # type: ignore[typeddict-item]
     if error is not None:  # the code's own failure: where it happened, for its author
         text = "".join(traceback.format_exception(error))
         end["traceback"] = text[-TRACEBACK_CHARS:]
@@ -96,10 +104,10 @@ class _Session:
         self.max_chars = max_chars
         self.trial, self.id = trial, session_id(goal.dialogue_id, trial)
         self.seed_text, self.seed = session_seed(seed, goal.dialogue_id, trial)
-        self.turns: list[dict[str, Any]] = []
-        self.history: list[dict[str, Any]] = []  # what the system sees: copies, so that it cannot touch the records
+        self.turns: list[TurnRecord] = []
+        self.history: list[TurnRecord] = []  # what the system sees: copies, so that it cannot touch the records
         self.booked: list[list[str]] = []
-        self.end: dict[str, str] | None = None
+        self.end: End | None = None
         self.simulator: Any = None
 
     def where(self, index: int) -> str:
@@ -125,13 +133,9 @@ class _Session:
             seen.pop("acts", None)
         self.history.append(seen)
 
-    def request(self, index: int) -> dict[str, Any]:
+    def request(self, index: int) -> requests.Request:
         """What the system receives for its turn ``index`` (see :mod:`~mwz_metrics.interactive.protocol`)."""
-        request: dict[str, Any] = {"dialogue_id": self.goal.dialogue_id, "turn": index, "history": list(self.history)}
-        if self.trial is not None:
-            request["trial"] = self.trial
-        request["seed"] = self.seed
-        return request
+        return requests.request(self.goal.dialogue_id, index, self.history, self.seed, self.trial)
 
     def answer(self, index: int) -> SystemTurn | None:
         """The system's validated turn ``index`` (None, the session ended, if it failed)."""
@@ -169,11 +173,11 @@ class _Session:
             self.end = _end("simulator_error", f"session {self.id}, turn {index}: {describe_failure(error)}", error)
             return None
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> SessionRecord:
         """The record a session file stores (see :mod:`.sessions`)."""
         end = self.end or _end("max_turns")
         simulator = self.simulator
-        session: dict[str, Any] = {"id": self.id}
+        session: dict[str, Any] = {"id": self.id}  # built in the order of its keys in a file
         if self.trial is not None:
             session["trial"] = self.trial
         session |= {
@@ -192,7 +196,8 @@ class _Session:
                 if not own_failure(error):
                     raise
                 session["system_report"] = {"error": describe_failure(error)}
-        return session
+        record: SessionRecord = session  # type: ignore[assignment]
+        return record
 
 
 class SteppedSession:
@@ -227,7 +232,7 @@ class SteppedSession:
         """The session has ended (the user, a failure, or the turn limit)."""
         return self.user is None or self.index >= self.max_turns
 
-    def request(self) -> dict[str, Any]:
+    def request(self) -> requests.Request:
         """What the system receives for the next turn."""
         return self.session.request(self.index)
 
@@ -239,7 +244,7 @@ class SteppedSession:
         if not self.done:
             self.session.hear(self.user)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> SessionRecord:
         """The record a session file stores (see :mod:`.sessions`)."""
         return self.session.record()
 
@@ -255,7 +260,7 @@ def run_session(
     name: str = "",
     max_response_chars: int = MAX_RESPONSE_CHARS,
     trial: int | None = None,
-) -> dict[str, Any]:
+) -> SessionRecord:
     """One session of ``goal``: the record a session file stores (see :mod:`.sessions`). ``user_acts``:
     whether the system sees the user's acts; ``name``: the system's, for the errors;
     ``max_response_chars``: a longer response ends the session (``malformed_response``); ``trial``:
@@ -333,7 +338,7 @@ def _resumed(
         changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
         raise InputError(f"--resume: {out} was written by another run configuration (differs in {', '.join(changed)})")
     done = {session_files.session_key(s): s for s in found.sessions}
-    again = {key for key, s in done.items() if retry_failed and (s.get("end") or {}).get("reason") in RETRIED_ENDS}
+    again = {key for key, s in done.items() if retry_failed and end_reason(s) in RETRIED_ENDS}
     if again:
         session_files.drop_sessions(out, again)
         done = {key: s for key, s in done.items() if key not in again}
@@ -348,14 +353,14 @@ def _resumed(
     return done, {"settings": settings, "run_again": len(again), "already_done": len(done)}
 
 
-def _in_flight(work: Callable[[Unit], dict[str, Any]], todo: Sequence[Unit], jobs: int) -> Iterator[dict[str, Any]]:
+def _in_flight(work: Callable[[Unit], SessionRecord], todo: Sequence[Unit], jobs: int) -> Iterator[SessionRecord]:
     """Each session (a goal and its trial) as it finishes, ``jobs`` at once, in daemon threads: an interrupt (Ctrl-C)
     ends the run at once, whatever a system is doing; the sessions in flight are dropped (``--resume``
     runs them)."""
     tasks: queue.SimpleQueue[Unit] = queue.SimpleQueue()
     for unit in todo:
         tasks.put(unit)
-    finished: queue.SimpleQueue[tuple[dict[str, Any] | None, BaseException | None]] = queue.SimpleQueue()
+    finished: queue.SimpleQueue[tuple[SessionRecord | None, BaseException | None]] = queue.SimpleQueue()
     stop = threading.Event()
 
     def worker() -> None:
@@ -454,7 +459,7 @@ def _run_into(
     run: Mapping[str, Any],
     progress: Callable[[int, int, int], None] | None,
     jobs: int,
-    work: Callable[[Unit], dict[str, Any]],
+    work: Callable[[Unit], SessionRecord],
 ) -> list[dict[str, Any]]:
     """Run the sessions (goal, trial) not ``done``, appending each session to ``out`` as it ends."""
     ids = [session_id(goal.dialogue_id, trial) for goal, trial in goals]
@@ -462,7 +467,7 @@ def _run_into(
     goal_ids = list(dict.fromkeys(goal.dialogue_id for goal, _ in goals))
     writer = session_files.SessionWriter(out, run, append=bool(resumption), goal_ids=goal_ids) if out else None
     results = dict(done)
-    failed = sum((s.get("end") or {}).get("reason") in FAILED_ENDS for s in done.values())
+    failed = sum(end_reason(s) in FAILED_ENDS for s in done.values())
     if progress is not None:
         progress(len(results), len(goals), failed)
     started = time.perf_counter()
@@ -475,7 +480,7 @@ def _run_into(
                 if writer is not None:
                     writer.write(session)
                 if progress is not None:
-                    failed += (session.get("end") or {}).get("reason") in FAILED_ENDS
+                    failed += end_reason(session) in FAILED_ENDS
                     progress(len(results), len(goals), failed)
     finally:
         if writer is not None:

@@ -32,15 +32,16 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics import outputs
-from mwz_metrics.file_kinds import SESSIONS_FORMAT, is_session_file
-from mwz_metrics.inputs import InputError, read_turn
-from mwz_metrics.interactive.acts import ActError, parse_acts
-from mwz_metrics.interactive.protocol import END_REASONS, parse_session_id
+from mwz_metrics.file_kinds import is_session_file
+from mwz_metrics.inputs import InputError
+from mwz_metrics.records import header as headers
+from mwz_metrics.records.header import FORMAT as FORMAT
+from mwz_metrics.records.header import FORMAT_VERSION as FORMAT_VERSION
+from mwz_metrics.records.header import header as header
+from mwz_metrics.records.session import parse_session_id, problem
 
 logger = logging.getLogger(__name__)
 
-FORMAT = SESSIONS_FORMAT
-FORMAT_VERSION = 1
 RESUMED = "resumed"  # the key of a line that records a resumption (not a session)
 
 
@@ -56,63 +57,6 @@ def encode(record: Mapping[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
 
 
-def header(run: Mapping[str, Any], goal_ids: Sequence[str] | None = None) -> dict[str, Any]:
-    """The first line of a session file: the run's configuration and, where known, its goals' ids (what
-    the file may hold; the configuration names them by count and checksum only)."""
-    line = {"format": FORMAT, "version": FORMAT_VERSION, "run": dict(run)}
-    if goal_ids is not None:
-        line["goal_ids"] = list(goal_ids)
-    return line
-
-
-def problem(record: Any) -> str | None:
-    """What makes ``record`` no session record (a hand-edited line), or None: checked once, as a file is
-    read, so that what is scored can trust its shape."""
-    if not isinstance(record, dict):
-        return f"not a session record (a JSON {type(record).__name__})"
-    if not isinstance(record.get("id"), str):
-        return "field 'id': missing or not a string"
-    turns = record.get("turns")
-    if not isinstance(turns, list):
-        return f"field 'turns': {'missing' if turns is None else 'not a list'}"
-    for index, turn in enumerate(turns):
-        found = _turn_problem(turn, index, record["id"])
-        if found:
-            return found
-    end = record.get("end")
-    if not isinstance(end, dict) or end.get("reason") not in END_REASONS:
-        return "field 'end': missing, or not {\"reason\": REASON} with a reason of " + ", ".join(END_REASONS)
-    if not isinstance(record.get("goal"), dict):
-        return "field 'goal': missing or not an object"
-    for name, kind in (("booked", list), ("details", dict), ("outcome", dict), ("system_report", dict)):
-        if name in record and not isinstance(record[name], kind):
-            return f"field '{name}': not a {'list' if kind is list else 'dict'}"
-    return None
-
-
-def _turn_problem(turn: Any, index: int, session: str) -> str | None:
-    where = f"turns[{index}]"
-    if not isinstance(turn, dict):
-        return f"field '{where}': not an object"
-    speaker = turn.get("speaker")
-    if speaker not in ("user", "system"):
-        return f"field '{where}.speaker': {speaker!r}, not 'user' or 'system'"
-    if not isinstance(turn.get("text"), str):
-        return f"field '{where}.text': missing or not a string"
-    try:
-        for name in ("acts", "read_acts"):
-            if turn.get(name) is not None:
-                parse_acts(turn[name], f"field '{where}.{name}'")
-        if "trace" in turn and not isinstance(turn["trace"], dict):
-            return f"field '{where}.trace': not an object"
-        if speaker == "system":
-            shown = {k: turn[k] for k in ("state", "active_domains") if k in turn}
-            read_turn(session, index, {"response": turn["text"], **shown})
-    except (ActError, InputError) as error:
-        return str(error)
-    return None
-
-
 @dataclasses.dataclass
 class SessionFile:
     """What a session file holds: the run's configuration, its sessions (each once, in file
@@ -120,7 +64,7 @@ class SessionFile:
     sessions of goals (or trials) outside the run's."""
 
     run: dict[str, Any]
-    sessions: list[dict[str, Any]]
+    sessions: list[dict[str, Any]]  # each a valid SessionRecord (mwz_metrics.records.session)
     resumptions: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     duplicates: int = 0
     foreign: int = 0
@@ -144,14 +88,8 @@ def read_file(path: str | os.PathLike, *, repair: bool = False) -> SessionFile:
     lines = raw.split(b"\n")
     if not lines or not lines[0].strip():
         raise InputError(f"{path}: empty; not a session file of mwz interact")
-    first = _json(lines[0])
-    if not isinstance(first, dict) or first.get("format") != FORMAT:
-        raise InputError(f"{path}: line 1 is not the header of an mwz interact session file")
-    if first.get("version") != FORMAT_VERSION:
-        raise InputError(f"{path}: session file version {first.get('version')}, this mwz-eval reads {FORMAT_VERSION}")
-    if not isinstance(first.get("run"), dict):
-        raise InputError(f"{path}: line 1: field 'run': missing or not an object")
-    found = SessionFile(first["run"], [])
+    first = headers.from_json(_json(lines[0]), path)
+    found = SessionFile(first["run"], [])  # type: ignore[arg-type]  # a RunConfig, read as a plain dict
     seen: set[Hashable] = set()
     good_end = len(lines[0]) + 1
     last = max((n for n, line in enumerate(lines) if line.strip()), default=0)  # the last line with text

@@ -13,36 +13,14 @@ seed and the dialogue id (so a session does not depend on which others run besid
 from __future__ import annotations
 
 import abc
-import dataclasses
 import random
 from collections.abc import Mapping
 from typing import Any
 
-from mwz_metrics.interactive.acts import Act, acts_json
 from mwz_metrics.interactive.goals import UserGoal
-from mwz_metrics.interactive.protocol import SystemTurn
-
-
-@dataclasses.dataclass(frozen=True)
-class UserTurn:
-    """One user turn: its text, its acts (when the simulator has them), whether it is the last.
-
-    ``booked``: the domains whose booking the user has asked for so far; mwzeval counts a
-    reference number in a domain only once the dialogue has booked there, and in an interactive
-    session that is once the user asked for the booking.
-    """
-
-    text: str
-    acts: tuple[Act, ...] | None = None
-    final: bool = False
-    booked: tuple[str, ...] = ()
-
-    def record(self) -> dict[str, Any]:
-        """The turn as a session stores it (and as the system's history shows it)."""
-        out: dict[str, Any] = {"speaker": "user", "text": self.text}
-        if self.acts is not None:
-            out["acts"] = acts_json(self.acts)
-        return out
+from mwz_metrics.records.acts import Act
+from mwz_metrics.records.turns import SystemTurn
+from mwz_metrics.records.turns import UserTurn as UserTurn  # a record: re-exported where simulators find it
 
 
 class UserSimulator(abc.ABC):
