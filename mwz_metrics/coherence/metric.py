@@ -23,9 +23,9 @@ class SessionCoherence:
         from mwz_metrics.signature import Signature
 
         if inputs.sessions is not None:
-            turns = {
-                s["id"]: [{"speaker": t["speaker"], "text": t["text"]} for t in s["turns"]] for s in inputs.sessions
-            }
+            from mwz_metrics.records.session import speakers_and_texts
+
+            turns = {s["id"]: speakers_and_texts(s) for s in inputs.sessions}
             scored = api.score_sessions(turns, scorer=api.shared_scorer())
         else:
             scored = api.score_predictions(

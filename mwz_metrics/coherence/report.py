@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from mwz_metrics.bootstrap import confidence_interval, p_value, ratio, resample_weights
+from mwz_metrics.records.turns import spoken
 
 RESAMPLES = 1000
 SEED = 0
@@ -112,8 +113,8 @@ def least_coherent(
                 # pairs under 0.005% all print 0.00: the model's logit is what orders them
                 "logit": round(_logit(probability), 2),
                 "context": turns[index - 1]["text"] if index > 0 else None,
-                "first": {"speaker": turns[index]["speaker"], "text": turns[index]["text"]},
-                "second": {"speaker": turns[index + 1]["speaker"], "text": turns[index + 1]["text"]},
+                "first": spoken(turns[index]),
+                "second": spoken(turns[index + 1]),
             }
         )
     return out

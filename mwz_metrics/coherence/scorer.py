@@ -15,6 +15,7 @@ import numpy as np
 
 from mwz_metrics.coherence.model import pair_text
 from mwz_metrics.placeholders import canonical_placeholders
+from mwz_metrics.records.turns import speaker_of
 from mwz_plugins.errors import InputError
 
 _USER_NAMES = {"user", "usr", "u", "customer", "human"}
@@ -35,7 +36,9 @@ def _is_user(name: str, speaker: str, index: int) -> bool:
 
 def session_pairs(name: str, turns: Sequence[Mapping[str, str]]) -> list[tuple[str, str]]:
     """The adjacent pairs of a session as the model reads them (roles, normalized placeholders)."""
-    texts = [pair_text(canonical_placeholders(t["text"]), _is_user(name, t["speaker"], i)) for i, t in enumerate(turns)]
+    texts = [
+        pair_text(canonical_placeholders(t["text"]), _is_user(name, speaker_of(t), i)) for i, t in enumerate(turns)
+    ]
     return list(zip(texts, texts[1:]))
 
 

@@ -174,11 +174,10 @@ def score_sessions(
 ) -> dict[str, Any]:
     """Sent-Score of the system turns of interactive sessions (:mod:`mwz_metrics.interactive`)."""
     model = model if model is not None else shared_model(data_dir=data_dir)
-    responses = {s["id"]: [t["text"] for t in s["turns"] if t["speaker"] == "system"] for s in sessions}
-    domains = {
-        s["id"]: [(t.get("active_domains") or ["none"])[0] for t in s["turns"] if t["speaker"] == "system"]
-        for s in sessions
-    }
+    from mwz_metrics.records.session import system_turns
+
+    responses = {s["id"]: [t["text"] for t in system_turns(s)] for s in sessions}
+    domains = {s["id"]: [(t.get("active_domains") or ["none"])[0] for t in system_turns(s)] for s in sessions}
     scores = {k: model.scores(v) for k, v in responses.items()}
     result = report(responses, scores, domains, explain=explain, resamples=resamples, seed=seed)
     result["per_response"] = scores

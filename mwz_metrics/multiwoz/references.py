@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from mwz_datasets.multiwoz_raw import evaluation_key as dialogue_key
 from mwz_metrics.multiwoz.normalize import ResponseNormalizer, State, UnknownPlaceholders, normalize_state
+from mwz_metrics.records.corpus import dialogue_turns, span_copy
 from mwz_plugins import DelexStyle, get_registry
 from mwz_plugins.progress import progress
 
@@ -34,7 +35,7 @@ def _state_of_user_turn(turn: Mapping) -> State:
 
 
 def _spans(turn: Mapping) -> list[dict]:
-    return [{"slot": s["slot"], "value": s["value"], "start": s["start"], "end": s["end"]} for s in turn["spans"]]
+    return [span_copy(s) for s in turn["spans"]]
 
 
 def build_from_22(
@@ -57,7 +58,7 @@ def build_from_22(
         canonical: list[str] = []
         state: State = {}
         # mwzeval alternates by position: even turns are the user's.
-        for index, turn in enumerate(dialogue["turns"]):
+        for index, turn in enumerate(dialogue_turns(dialogue)):
             if index % 2 == 0:
                 state = _state_of_user_turn(turn)
                 continue

@@ -38,6 +38,8 @@ from mwz_metrics.interactive.scoring.explain import (
     trace_calls,
 )
 from mwz_metrics.interactive.scoring.trials import figure_rows
+from mwz_metrics.records.session import turns as session_turns
+from mwz_metrics.records.turns import is_system
 
 # A longer string is cut (a system may answer megabytes); the page says how many characters it left out.
 MAX_TEXT = 4000
@@ -101,11 +103,12 @@ def turns(session: Mapping[str, Any], read: Sequence[str] | None) -> list[list[A
     out: list[list[Any]] = []
     state: Mapping[str, Any] = {}
     index = 0
-    for turn in session["turns"]:
-        if turn.get("speaker") != "system":
+    said: Sequence[Mapping[str, Any]] = session_turns(session)  # read as JSON, whichever the speaker
+    for turn in said:
+        if not is_system(turn):
             out.append([USER, cut(turn.get("text", "")), _acts(turn.get("acts"))])
             continue
-        new_state = turn.get("state") if isinstance(turn.get("state"), Mapping) else {}
+        new_state: Mapping[str, Any] = turn["state"] if isinstance(turn.get("state"), Mapping) else {}
         delexicalized = read[index] if read is not None and index < len(read) else None
         if delexicalized == turn.get("text"):
             delexicalized = None

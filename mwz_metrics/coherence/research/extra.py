@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mwz_metrics.placeholders import normalize_placeholders
+from mwz_metrics.records.corpus import dialogue_turns
 from mwz_metrics.settings import parse_pair
 
 CORPORA = ("sgd",)
@@ -85,7 +86,7 @@ def load_sgd(path: str | None, data_dir: str | None = None) -> ExtraCorpus:
         for dialogue in reader:
             name = f"sgd:{dialogue['dialogue_id']}"
             forms: tuple[list[str], list[str]] = ([], [])
-            for index, (speaker, text, spans) in enumerate(dialogue["turns"]):
+            for index, (speaker, text, spans) in enumerate(dialogue_turns(dialogue)):
                 if speaker != ("user" if index % 2 == 0 else "system"):
                     break
                 system = speaker == "system"

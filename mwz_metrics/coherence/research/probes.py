@@ -42,6 +42,7 @@ from mwz_metrics.coherence import api
 from mwz_metrics.coherence import data as cdata
 from mwz_metrics.coherence.model import pair_text
 from mwz_metrics.coherence.research.negatives import DEGENERATES, NegativeSampler, degenerate_predictions
+from mwz_metrics.records.turns import speaker_of
 from mwz_metrics.settings import parse_pair
 
 logger = logging.getLogger("mwz_metrics.coherence.research.probes")
@@ -221,8 +222,8 @@ def _degenerate_rows(
 ) -> dict[str, Any]:
     """Each degenerate system built from the gold sessions (:data:`~.negatives.DEGENERATES`) against gold."""
     sessions = cdata.gold_sessions(corpus, delexicalized=True, ids=ids)
-    users = {n: [t["text"] for t in s if t["speaker"] == cdata.USER] for n, s in sessions.items()}
-    responses = {n: [t["text"] for t in s if t["speaker"] == cdata.SYSTEM] for n, s in sessions.items()}
+    users = {n: [t["text"] for t in s if speaker_of(t) == cdata.USER] for n, s in sessions.items()}
+    responses = {n: [t["text"] for t in s if speaker_of(t) == cdata.SYSTEM] for n, s in sessions.items()}
     degenerate = {}
     for kind in DEGENERATES:
         predictions = degenerate_predictions(users, responses, kind, seed=SEED)

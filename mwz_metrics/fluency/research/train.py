@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics.fluency.model import MANIFEST, NgramFluency, same_identity
+from mwz_metrics.records.corpus import dialogue_turns
 from mwz_metrics.settings import parse_pair
 
 MANIFEST_VERSION = "1.0.0"
@@ -49,7 +50,7 @@ def sgd_system_texts(path: str) -> list[str]:
     return [
         delexicalize(text, spans)
         for dialogue in iter_dialogues(path)
-        for speaker, text, spans in dialogue["turns"]
+        for speaker, text, spans in dialogue_turns(dialogue)
         if speaker == "system"
     ]
 

@@ -31,6 +31,9 @@ from mwz_metrics.interactive.language.extract import detokenize
 from mwz_metrics.interactive.language.moments import user_moment
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.vocabulary import precision_recall_f1
+from mwz_metrics.records.session import turns as turns_of
+from mwz_metrics.records.session import user_turns
+from mwz_metrics.records.turns import speaker_of
 
 _GENERAL = ("general", "booking")
 
@@ -128,7 +131,7 @@ class Turn:
 def session_turns(sessions: Iterable[Mapping[str, Any]]) -> list[list[Turn]]:
     """Simulated sessions (session-file records) as turns (a user turn's acts are the simulator's)."""
     return [
-        [Turn(t["speaker"], t["text"], tuple(parse_acts(t.get("acts") or []))) for t in session["turns"]]
+        [Turn(speaker_of(t), t["text"], tuple(parse_acts(t.get("acts") or []))) for t in turns_of(session)]
         for session in sessions
     ]
 
@@ -223,9 +226,7 @@ def foreign_values(sessions: Sequence[Mapping[str, Any]], lexicon: ValueLexicon)
     foreign: list[dict[str, Any]] = []
     for session in sessions:
         allowed_goal = _goal_values(session["goal"])
-        for turn in session["turns"]:
-            if turn["speaker"] != "user":
-                continue
+        for turn in user_turns(session):
             turns += 1
             acts = {str(a[3]).strip().lower() for a in turn.get("acts") or []}
             allowed = allowed_goal | acts

@@ -24,6 +24,7 @@ from mwz_metrics import data_context
 from mwz_metrics.interactive.acts import from_dataset
 from mwz_metrics.interactive.goals import UserGoal, user_goal
 from mwz_metrics.interactive.vocabulary import MWZEVAL_BOOKING_ORDER
+from mwz_metrics.records.corpus import dialogue_turns
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +47,10 @@ def code_fingerprint() -> str:
     """sha256 of the modules that derive cached material (a change rebuilds it; :func:`.data_context.code_fingerprint`)."""
     folder = Path(__file__).parents[1]  # mwz_metrics/interactive
     tokens = folder.parent / "tokens.py"  # how the reader splits words
-    return data_context.code_fingerprint(*(folder / name for name in _DERIVING), tokens)
+    records = folder.parent / "records"  # the act grammar and the corpus' turns (moved out of acts.py)
+    return data_context.code_fingerprint(
+        *(folder / name for name in _DERIVING), tokens, records / "acts.py", records / "corpus.py"
+    )
 
 
 def _booked(turn: dict[str, Any]) -> list[str]:
@@ -116,7 +120,7 @@ class InteractiveContext:
         def build(dialogues: list[dict[str, Any]]) -> dict[str, Any]:
             out = {}
             for dialogue in dialogues:
-                turns = dialogue["turns"]
+                turns = dialogue_turns(dialogue)
                 out[dialogue["key"]] = {
                     "key": dialogue["key"],
                     "goal": dialogue["goal"],

@@ -34,6 +34,7 @@ from mwz_metrics.interactive.language.lexicon import (
 )
 from mwz_metrics.interactive.language.moments import MOMENTS, fits_moment, user_moment
 from mwz_metrics.interactive.vocabulary import DONTCARE_SPELLINGS, NO_VALUE, SLOT_PLACEHOLDERS
+from mwz_metrics.records.corpus import dialogue_turns, is_system_turn, is_user_turn, span_bounds
 
 _DETOKENIZE = [
     (re.compile(r" (n't|'s|'m|'re|'ve|'ll|'d)\b", re.IGNORECASE), r"\1"),
@@ -76,7 +77,7 @@ def _template(words: list[str], acts: list[Act], spans: Sequence[Mapping[str, An
     for span in spans:
         domain, _, intent = str(span["act"]).partition("-")
         key = (intent.lower(), domain.lower(), str(span["slot"]).lower())
-        start, end = int(span["start"]), int(span["end"])
+        start, end = span_bounds(span)
         if 0 <= start <= end < len(words):
             by_act.setdefault(key, (start, end))
     replacements: dict[int, tuple[int, str]] = {}
@@ -111,7 +112,7 @@ def _annotated_values(dialogues: Iterable[Mapping[str, Any]]) -> re.Pattern | No
     plain words such as "all", "there" or "in town" are no values)."""
     values: set[str] = set()
     for dialogue in dialogues:
-        for turn in dialogue["turns"]:
+        for turn in dialogue_turns(dialogue):
             for act in from_dataset(turn["dialogue_acts"]):
                 value = detokenize(act.value.lower())
                 if act.slot not in VALUE_SLOTS or len(value) < 3 or value in NO_VALUE | DONTCARE_SPELLINGS:
@@ -144,10 +145,11 @@ def build_user_bank(dialogues: Iterable[Mapping[str, Any]]) -> dict[str, dict[st
     for dialogue in dialogues:
         seen: set[str] = set()
         system_before: list[Act] = []
-        for index, turn in enumerate(t for t in dialogue["turns"] if t["speaker"] == "USER"):
-            position = dialogue["turns"].index(turn)
+        said = dialogue_turns(dialogue)
+        for index, turn in enumerate(t for t in said if is_user_turn(t)):
+            position = said.index(turn)
             if position > 0:
-                system_before = from_dataset(dialogue["turns"][position - 1]["dialogue_acts"])
+                system_before = from_dataset(said[position - 1]["dialogue_acts"])
             acts = from_dataset(turn["dialogue_acts"])
             moment = user_moment(index, acts, system_before, seen)
             seen |= {a.domain for a in acts if a.domain not in ("general", "booking")}
@@ -183,8 +185,8 @@ def build_system_bank(dialogues: Iterable[Mapping[str, Any]]) -> dict[str, list[
     values = _annotated_values(dialogues)
     bank: dict[str, list[str]] = {}
     for dialogue in dialogues:
-        for turn in dialogue["turns"]:
-            if turn["speaker"] != "SYSTEM":
+        for turn in dialogue_turns(dialogue):
+            if not is_system_turn(turn):
                 continue
             acts = from_dataset(turn["dialogue_acts"])
             if not acts:

@@ -33,6 +33,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.interactive.protocol import TRACE_VERSION
+from mwz_metrics.records.session import end_of
+from mwz_metrics.records.session import turns as session_turns
+from mwz_metrics.records.turns import is_user
 
 _SYSTEM_ENDS = ("system_out_of_turns", "system_timeout", "system_error", "malformed_response")
 
@@ -117,8 +120,9 @@ def transcript(session: Mapping[str, Any]) -> list[str]:
     """The session's turns, each with the acts the system sent (or the simulator read) and the user's,
     and a system turn's tool calls, finish reason (other than "stop") and warnings from its trace."""
     lines = []
-    for turn in session["turns"]:
-        speaker = "user  " if turn["speaker"] == "user" else "system"
+    said: Sequence[Mapping[str, Any]] = session_turns(session)  # read as JSON: a user turn has no trace
+    for turn in said:
+        speaker = "user  " if is_user(turn) else "system"
         lines.append(f"  {speaker} {turn['text']}")
         acts = turn.get("acts") if turn.get("acts") is not None else turn.get("read_acts")
         if acts:
@@ -295,7 +299,7 @@ def explain(sessions: Sequence[Mapping[str, Any]], per_session: Sequence[Mapping
 
 def _session_lines(record: Mapping[str, Any], session: Mapping[str, Any], label: str = "") -> list[str]:
     """A failed session as ``--explain`` shows it: outcome, goal, verdicts, transcript (``label``: before its id)."""
-    end = session["end"]
+    end = end_of(session)
     detail = f" ({end['detail']})" if end.get("detail") else ""
     trial = f" trial {session['trial']}" if session.get("trial") is not None else ""
     out = [

@@ -15,13 +15,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.file_kinds import EXPORT_KEY
+from mwz_metrics.records.session import end_reason, speakers_and_texts, system_turns
+from mwz_metrics.records.session import turns as session_turns
+from mwz_metrics.records.turns import acts_of as acts_of  # re-exported: the scoring reads it here
+from mwz_metrics.records.turns import is_system, speaker_of
 
 _PREDICTION_KEYS = ("state", "active_domains")
 
 
-def system_turns(session: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The system turns of a session, in order."""
-    return [t for t in session["turns"] if t["speaker"] == "system"]
+def _prediction_keys(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """A system turn's keys that mwzeval's predictions hold besides the response, in mwzeval's order."""
+    return {k: turn[k] for k in _PREDICTION_KEYS if k in turn}
 
 
 def predictions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -29,9 +33,7 @@ def predictions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[st
     per system turn (what ``mwz evaluate``, ``mwz compare`` and ``mwz coherence`` read)."""
     out = {}
     for session in sessions:
-        out[session["id"]] = [
-            {"response": t["text"], **{k: t[k] for k in _PREDICTION_KEYS if k in t}} for t in system_turns(session)
-        ]
+        out[session["id"]] = [{"response": t["text"], **_prediction_keys(t)} for t in system_turns(session)]
     return out
 
 
@@ -49,12 +51,12 @@ def predictions_export(
     for session in sessions:
         turns: list[dict[str, Any]] = []
         before: list[Mapping[str, Any]] = []
-        for turn in session["turns"]:
-            if turn["speaker"] != "system":
+        for turn in session_turns(session):
+            if not is_system(turn):
                 before.append(turn)
                 continue
             extra = {k: v for k, v in turn.items() if k not in ("speaker", "text", *_PREDICTION_KEYS)}
-            shown = {"response": turn["text"], **{k: turn[k] for k in _PREDICTION_KEYS if k in turn}}
+            shown = {"response": turn["text"], **_prediction_keys(turn)}
             turns.append({**shown, EXPORT_KEY: {"before": before, "turn": extra}})
             before = []
         if not turns:
@@ -126,20 +128,13 @@ def _session_of(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         system.update(carried["turn"])
         rebuilt.append(system)
     rebuilt.extend(dict(t) for t in turns[-1][EXPORT_KEY].get("after") or [])
-    session["turns"] = rebuilt
+    session["turns"] = rebuilt  # the writer of the record read back
     return session
 
 
 def dialogue_sessions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[str, str]]]:
     """Full sessions as ``[{"speaker", "text"}]`` (``mwz coherence``'s session setting)."""
-    return {s["id"]: [{"speaker": t["speaker"], "text": t["text"]} for t in s["turns"]] for s in sessions}
-
-
-def acts_of(turn: Mapping[str, Any]) -> list[list[str]]:
-    """A system turn's acts: its own when it sent them, else what the simulator read."""
-    if turn.get("acts") is not None:
-        return turn["acts"]
-    return turn.get("read_acts") or []
+    return {s["id"]: speakers_and_texts(s) for s in sessions}
 
 
 def to_dataset(sessions: Sequence[Mapping[str, Any]]):
@@ -155,18 +150,17 @@ def to_dataset(sessions: Sequence[Mapping[str, Any]]):
 
     rows = []
     for session in sessions:
+        said = session_turns(session)
         rows.append(
             {
                 "dialogue_id": session["id"],
                 "goal": json.dumps(session["goal"], ensure_ascii=False),
                 "messages": list(session["goal"].get("messages") or []),
-                "speakers": [t["speaker"] for t in session["turns"]],
-                "texts": [t["text"] for t in session["turns"]],
-                "acts": [
-                    json.dumps(t.get("acts") or t.get("read_acts") or [], ensure_ascii=False) for t in session["turns"]
-                ],
-                "states": [json.dumps(t.get("state"), ensure_ascii=False) for t in session["turns"]],
-                "end_reason": session["end"]["reason"],
+                "speakers": [speaker_of(t) for t in said],
+                "texts": [t["text"] for t in said],
+                "acts": [json.dumps(t.get("acts") or t.get("read_acts") or [], ensure_ascii=False) for t in said],
+                "states": [json.dumps(t.get("state"), ensure_ascii=False) for t in said],
+                "end_reason": end_reason(session),
                 "complete": session.get("complete"),
             }
         )

@@ -44,6 +44,9 @@ from mwz_metrics.interactive.scoring import export
 from mwz_metrics.interactive.scoring import trials as trial_scoring
 from mwz_metrics.interactive.user.tracker import GoalTracker
 from mwz_metrics.interactive.vocabulary import INFORMING, precision_recall_f1
+from mwz_metrics.records.session import end_reason
+from mwz_metrics.records.session import turns as session_turns
+from mwz_metrics.records.turns import is_user
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +71,8 @@ def bookings(session: Mapping[str, Any], goal: UserGoal | None = None) -> list[s
     (:meth:`GoalTracker.observe`, fed with the session's user and system acts as they were recorded)."""
     tracker = GoalTracker(goal or UserGoal.from_json(session["goal"]))
     out = []
-    for turn in session["turns"]:
-        if turn["speaker"] == "user":
+    for turn in session_turns(session):
+        if is_user(turn):
             tracker.observe_user([Act(*a) for a in turn.get("acts") or ()])
             continue
         before = {d.domain for d in tracker.domains if d.booked}
@@ -187,7 +190,7 @@ def _session_figures(session: Mapping[str, Any], outcomes: Mapping[str, Any]) ->
         "success": float(outcome["success"].get("total", 0)) if counted else None,
         "complete": None if session.get("complete") is None else float(bool(session["complete"])),
         "turns": len(export.system_turns(session)),
-        "end": session["end"]["reason"],
+        "end": end_reason(session),
         **act_figures(session, outcome["inform"]),
         "domains": _domain_outcomes(session, outcome),
         **({"tokens": tokens} if (tokens := _session_tokens(session)) else {}),

@@ -41,6 +41,7 @@ from mwz_datasets.database import SERVICE_VENUES
 from mwz_metrics.interactive.acts import Act, from_dataset
 from mwz_metrics.interactive.language.lexicon import DOMAIN_PATTERNS, DONTCARE_WORDS, GENERIC, INTRO_PATTERNS
 from mwz_metrics.interactive.vocabulary import DOMAINS, DONTCARE_SPELLINGS, precision_recall_f1
+from mwz_metrics.records.corpus import dialogue_turns, is_user_turn, span_bounds
 from mwz_metrics.tokens import tokenize
 
 VERSION = "1.0.0"
@@ -508,7 +509,8 @@ def _gold_spans(turn: Mapping[str, Any], acts: Sequence[Act], words: Sequence[st
         domain, _, intent = str(span["act"]).partition("-")
         if intent.lower() != "inform":
             continue
-        out.append((int(span["start"]), int(span["end"]) + 1, f"{domain.lower()}-{str(span['slot']).lower()}"))
+        start, last = span_bounds(span)
+        out.append((start, last + 1, f"{domain.lower()}-{str(span['slot']).lower()}"))
     return out
 
 
@@ -583,10 +585,10 @@ def examples(dialogues: Iterable[Mapping[str, Any]], finder: ValueFinder) -> Ite
         domain = "none"
         asked: frozenset[str] = frozenset()
         before: dict[tuple[str, str], str] = {}
-        turns = list(dialogue["turns"])
+        turns = list(dialogue_turns(dialogue))
         for index, turn in enumerate(turns):
             acts = from_dataset(turn["dialogue_acts"])
-            if turn["speaker"] != "USER":
+            if not is_user_turn(turn):
                 asked = frozenset(a.slot for a in acts if a.intent == "request")
                 before = _state(turn)
                 continue
@@ -607,8 +609,8 @@ def annotated_values(dialogues: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
     find), each with the label and value most often annotated; plain words and "don't care" left out."""
     counts: Counter[tuple[str, str, str]] = Counter()
     for dialogue in dialogues:
-        for turn in dialogue["turns"]:
-            if turn["speaker"] != "USER":
+        for turn in dialogue_turns(dialogue):
+            if not is_user_turn(turn):
                 continue
             words = str(turn["utterance"]).lower().split()
             for span in turn.get("spans") or ():
@@ -616,7 +618,7 @@ def annotated_values(dialogues: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
                 slot = str(span["slot"]).lower()
                 if intent.lower() != "inform" or slot not in ("name", "depart", "dest", "type", *_SLOT_KINDS):
                     continue
-                start, end = int(span["start"]), int(span["end"])
+                start, end = span_bounds(span)
                 if not 0 <= start <= end < len(words) or end - start > 7:
                     continue
                 phrase = tokenize(" ".join(words[start : end + 1]))

@@ -27,6 +27,7 @@ from typing import Any
 from mwz_metrics.interactive.acts import Act, from_dataset
 from mwz_metrics.interactive.user import linear
 from mwz_metrics.interactive.vocabulary import ONTOLOGY_PLACEHOLDER_SLOTS, precision_recall_f1
+from mwz_metrics.records.corpus import dialogue_turns, is_user_turn, span_bounds
 from mwz_metrics.tokens import tokenize
 
 # Training and scoring settings: the best requested-slot F1 of a 5-fold cross-validation on the
@@ -158,15 +159,15 @@ def examples(
     for dialogue in dialogues:
         domain, known = "none", set()
         last: set[str] = set()
-        for turn in dialogue["turns"]:
+        for turn in dialogue_turns(dialogue):
             acts = from_dataset(turn["dialogue_acts"])
-            if turn["speaker"] == "USER":
+            if is_user_turn(turn):
                 domains = [a.domain for a in acts if a.domain not in ("general", "booking")]
                 domain = domains[0] if domains else domain
                 last = {a.slot for a in acts if a.intent == "inform" and a.slot != "none"}
                 known |= last
                 continue
-            spans = [[s["act"], s["slot"], s["value"], s["start"], s["end"]] for s in turn["spans"]]
+            spans = [[s["act"], s["slot"], s["value"], *span_bounds(s)] for s in turn["spans"]]
             if delexicalized:
                 utterance = delexicalize_21(turn["utterance"], spans)
             else:
