@@ -37,11 +37,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from mwz_metrics.bootstrap import DialogueScores
 from mwz_metrics.inputs import InputError
 from mwz_metrics.settings import EvaluationSettings
+
+if TYPE_CHECKING:  # numpy's import is a tenth of mwz evaluate -s -r: only a result with scores needs it
+    from mwz_metrics.bootstrap import DialogueScores
 
 
 @dataclasses.dataclass(frozen=True)

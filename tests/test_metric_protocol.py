@@ -141,3 +141,19 @@ def test_a_metric_that_needs_references_refuses_free_sessions(small_system):
     scored = api.score(sessions, run.config, metrics=["bleu"], resamples=0, scorable_only=True)
     assert "bleu" not in scored and "bleu=false" in scored["signature"]["line"]
     assert "success" in scored and scored["richness"]["num_unigrams"] > 0
+
+
+def test_static_evaluation_pays_for_static_evaluation(small_system):
+    """``mwz evaluate -i predictions.json -s -r`` imports neither numpy (only a result with per-dialogue
+    scores needs the bootstrap) nor the interactive room's scoring (a file without a session header)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\nfrom mwz_metrics.cli import main\n"
+        f"code = main(['-q', 'evaluate', '-i', {str(small_system)!r}, '-s', '-r'])\n"
+        "heavy = [m for m in sys.modules if m == 'numpy' or m.startswith('mwz_metrics.interactive.scoring')]\n"
+        "print('LOADED:', code, *heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "LOADED: 0"

@@ -22,9 +22,6 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from mwz_metrics import bootstrap
 from mwz_metrics.inputs import InputError
 from mwz_metrics.metric import Group, GroupScoring, MetricInputs, MetricResult, Presentation
 from mwz_metrics.settings import BleuConfig, SuccessConfig, typed
@@ -179,6 +176,8 @@ def _lines(name: str, section: Mapping[str, Any]) -> list[str]:
 def _success(result: Mapping[str, Any], _statistics: Mapping) -> MetricResult:
     section = result["success"]
     outcomes = section.get("per_dialogue") or {}
+    if outcomes:  # numpy (through the bootstrap) only where each dialogue's contribution is asked for
+        from mwz_metrics import bootstrap
     figures = []
     for name in ("inform", "success"):
         # counted as mwzeval's rates count (success_lib.aggregate): a dialogue counts when either
@@ -208,6 +207,8 @@ def _success(result: Mapping[str, Any], _statistics: Mapping) -> MetricResult:
 
 
 def _bleu(result: Mapping[str, Any], statistics: Mapping[str, Mapping[str, list[int]]]) -> MetricResult:
+    from mwz_metrics import bootstrap
+
     by_domain = (result.get("bleu_details") or {}).get("per_domain") or {}
     figures = [
         MetricResult(
@@ -251,6 +252,8 @@ def bleu_of_statistics(stats: list[int]) -> float:
 
 def _bleu_statistics(scorer: Any) -> dict[str, dict[str, list[int]]]:
     """Per style, each dialogue's summed sacrebleu statistics in the last evaluation."""
+    import numpy as np
+
     from mwz_metrics.multiwoz.bleu import segment_statistics
 
     hypotheses, references = scorer.last_bleu_inputs
