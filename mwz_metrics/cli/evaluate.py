@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
 def _sessions(args: argparse.Namespace, config: dict[str, Any], sessions: list[dict[str, Any]]) -> int:
     """Sessions (a session file, or its export): scored as ``mwz interact`` scores them (Inform/Success
     against each session's goal)."""
-    from mwz_metrics.cli.interact import table
+    from mwz_metrics.interactive.scoring.report import table
     from mwz_metrics.interactive.harness import api
 
     result = api.score(

@@ -31,6 +31,19 @@ EXIT_CODES = """exit codes:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
+    """Every flag of ``mwz interact``, by group (in ``--help``'s order)."""
+    _system_arguments(parser)
+    _simulator_arguments(parser)
+    _goal_arguments(parser)
+    _session_file_arguments(parser)
+    _session_arguments(parser)
+    _limit_arguments(parser)
+    _scoring_arguments(parser)
+    _output_arguments(parser)
+
+
+def _system_arguments(parser: argparse.ArgumentParser) -> None:
+    """The system under test and what it is given."""
     parser.add_argument(
         "--system",
         help="the system under test (required but with --score-only -i FILE): a registered name (oracle, oracle-text, oracle-lex, echo, silent, llm), an "
@@ -50,6 +63,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help="give the system the user's dialogue acts (act level; default: the user's words only, text level; "
         "reference systems read them anyway; in the signature)",
     )
+
+
+def _simulator_arguments(parser: argparse.ArgumentParser) -> None:
+    """The simulated user: which, its profiles, options and LLM endpoint."""
     parser.add_argument("--simulator", default="agenda", help="the user simulator: agenda (default), replay, llm")
     parser.add_argument(
         "--profile",
@@ -67,9 +84,17 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--simulator-option", action="append", default=[], metavar="KEY=VALUE", help="a simulator option (repeatable)"
     )
+
+
+def _goal_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which test goals the sessions pursue."""
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--goals", type=int, help="the first N test goals (default: all 1000, or a file's dialogues)")
     which.add_argument("--dialogue", action="append", help="a test dialogue's goal by id (repeatable)")
+
+
+def _session_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """The session file: written, resumed, or only scored."""
     parser.add_argument(
         "-o",
         "--output",
@@ -92,6 +117,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--score-only", action="store_true", help="score the session file -i FILE as it is; run nothing"
     )
+
+
+def _session_arguments(parser: argparse.ArgumentParser) -> None:
+    """Each session: seed, trials, length, and how many at once."""
     parser.add_argument(
         "--seed", type=int, default=0, help="seeds every session (with its dialogue id and trial; README, Trials)"
     )
@@ -111,6 +140,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-j", "--jobs", type=int, default=1, metavar="N", help="workers: N sessions in flight at once, in threads (1)"
     )
+
+
+def _limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a system's requests and answers may take."""
     parser.add_argument(
         "--timeout",
         type=float,
@@ -135,6 +168,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         default=10_000,
         help="a response's text at most, any system; a longer one ends the session malformed_response (10000)",
     )
+
+
+def _scoring_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is scored and how it is reported."""
     metric_flags.add_arguments(parser, mwzeval=False)  # Inform/Success always; richness, BLEU (replay) by default
     metric_flags.add_delexicalize_argument(parser)
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals")
@@ -159,6 +196,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help="with this run as the pilot: the goals x trials a comparison needs to detect DIFF points of Success "
         "(80%% power, alpha 0.05; README, Detectable differences)",
     )
+
+
+def _output_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is written besides the table, and the data."""
     parser.add_argument(
         "--predictions",
         help="also write the sessions as mwzeval predictions (JSON; each turn carries the rest of its session "
@@ -174,84 +215,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="a copy of the MultiWOZ repository (else $MWZ_MIRROR, cache, download)")
 
 
-def _pairs(items: list[str], flag: str) -> dict[str, str]:
-    """``KEY=VALUE`` arguments as a mapping (``-`` in a key read as ``_``)."""
-    from mwz_metrics.settings import option_name, parse_pairs
+def _given(args: argparse.Namespace) -> Any:
+    """The flags that say what the system and the simulator are made with
+    (:class:`~mwz_metrics.interactive.harness.options.GivenOptions`)."""
+    from mwz_metrics.interactive.harness.options import GivenOptions
 
-    return {option_name(k): v for k, v in parse_pairs(items, flag, empty_value=True).items()}
-
-
-def _llm_settings(args: argparse.Namespace) -> dict[str, str]:
-    return {k: v for k, v in (("endpoint", args.endpoint), ("model", args.model)) if v}
-
-
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    """The simulator's options: ``--simulator-option``, and ``--endpoint``/``--model`` for ``--simulator llm``
-    (or whenever the system is not ``llm``, as before); no secret among them, and the llm simulator's
-    endpoint keyed as :func:`_keyed` says."""
-    options = _secretless(_pairs(args.simulator_option, "--simulator-option"), "--simulator-option")
-    if args.simulator == "llm" or args.system != "llm":
-        options = {**_llm_settings(args), **options}
-    return _keyed(options, args, "--simulator-option") if args.simulator == "llm" else options
-
-
-def _system_options(args: argparse.Namespace) -> dict[str, str]:
-    """The system's options: ``--system-option``, and ``--endpoint``/``--model`` for ``--system llm``; no
-    secret among them, and the llm system's endpoint keyed as :func:`_keyed` says."""
-    options = _secretless(_pairs(args.system_option, "--system-option"), "--system-option")
-    if args.system == "llm":
-        options = _keyed({**_llm_settings(args), **options}, args, "--system-option")
-    return options
-
-
-def _secretless(options: dict[str, str], flag: str) -> dict[str, str]:
-    """``options``, refusing a secret-named one (``api_key``, ``token``...): on the command line it would be
-    in the signature, the run's files and the shell's history; the key's variable is named instead."""
-    from mwz_metrics.inputs import InputError
-    from mwz_metrics.interactive.secrets import is_secret_name
-
-    for name in options:
-        if is_secret_name(name):
-            raise InputError(
-                f"{flag} {name}=...: a secret is not given on the command line (it would be written in the "
-                f"signature and the run's files); put it in an environment variable and give {flag} api_key_env=VAR"
-            )
-    return options
-
-
-def _keyed(options: dict[str, str], args: argparse.Namespace, flag: str) -> dict[str, str]:
-    """The llm system's or simulator's ``options``, with ``api_key_env=`` (no key) where their endpoint is
-    not the one the default key (``MWZ_LLM_API_KEY``) is for, ``--endpoint``'s origin (without it, the run's
-    one endpoint origin), and they name no variable of their own: one key per endpoint, never sent to an
-    origin it was not given for (:mod:`mwz_metrics.interactive.chat`)."""
-    import os
-
-    from mwz_metrics.interactive.chat import DEFAULT_KEY_VARIABLES, owns_default_key
-    from mwz_metrics.interactive.secrets import redact_url
-
-    endpoint = options.get("endpoint")
-    if not endpoint or "api_key_env" in options:
-        return options
-    named = [
-        _pairs(given, option).get("endpoint")
-        for given, option, llm in (
-            (args.system_option, "--system-option", args.system == "llm"),
-            (args.simulator_option, "--simulator-option", args.simulator == "llm"),
-        )
-        if llm
-    ]
-    if owns_default_key(endpoint, args.endpoint, [e for e in named if e]):
-        return options
-    if any(os.environ.get(v) for v in DEFAULT_KEY_VARIABLES):  # a key is set, and this endpoint goes without
-        owner = f"--endpoint {redact_url(args.endpoint)}" if args.endpoint else "--endpoint, not given"
-        logger.warning(
-            "%s gets no key (%s is for %s): give %s api_key_env=VAR if it needs one",
-            redact_url(endpoint),
-            " or ".join(DEFAULT_KEY_VARIABLES),
-            owner,
-            flag,
-        )
-    return {**options, "api_key_env": ""}
+    return GivenOptions(
+        args.system, args.simulator, args.system_option, args.simulator_option, args.endpoint, args.model
+    )
 
 
 def _default_output(args: argparse.Namespace) -> str:
@@ -265,150 +236,6 @@ def _default_output(args: argparse.Namespace) -> str:
         path = url.path.rstrip("/") or url.hostname or "http"
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", path.rsplit("/", 1)[-1].removesuffix(".json"))
     return f"mwz-interact-{args.simulator}-{name}.jsonl"
-
-
-def cost(tokens: dict[str, dict[str, int]], price: str) -> dict[str, float]:
-    """What the tokens cost at ``price`` (``PROMPT[,COMPLETION]`` per million tokens), both sides together."""
-    from mwz_metrics.inputs import InputError
-
-    try:
-        parts = [float(p) for p in price.split(",")]
-    except ValueError:
-        parts = []
-    if len(parts) not in (1, 2) or any(p < 0 for p in parts):
-        raise InputError(f"--price {price!r}: give PROMPT[,COMPLETION], prices per million tokens")
-    per_prompt, per_completion = parts[0], parts[-1]
-    prompt = sum(t.get("prompt", 0) for t in tokens.values())
-    completion = sum(t.get("completion", 0) for t in tokens.values())
-    total = (prompt * per_prompt + completion * per_completion) / 1e6
-    return {"prompt_per_million": per_prompt, "completion_per_million": per_completion, "total": total}
-
-
-def _cell(value: Any, interval: Any, digits: int = 1, resampled: bool = True) -> str:
-    if value is None:
-        return f"{'n/a':>8}"
-    shown = f"{value:8.{digits}f}"
-    if interval:
-        shown += f"  [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
-    elif resampled:
-        shown += "  n/a (too few sessions)"
-    return shown
-
-
-def table(result: dict[str, Any], config: dict[str, Any]) -> str:
-    """The readable report."""
-    simulator = (config.get("simulator") or {}).get("name")
-    system = config.get("system") or {}
-    name = system.get("name") or system.get("file") or system.get("url") or system.get("factory")
-    lines = [
-        f"interactive evaluation: {simulator} -> {name}, {result['sessions']} sessions "
-        f"(seed {config.get('seed')}, at most {config.get('max_turns')} turns)",
-        f"{'':20}{'value':>8}  95% CI",
-    ]
-    ci = result.get("ci95", {})
-    resampled = bool(((result.get("signature") or {}).get("fields") or {}).get("bootstrap", {}).get("resamples", 1))
-    rows = [
-        ("inform", "inform"),
-        ("success", "success"),
-        ("book rate", "book_rate"),
-        ("complete", "complete"),
-        ("inform precision", "inform_precision"),
-        ("inform recall", "inform_recall"),
-        ("inform F1", "inform_f1"),
-        ("turns", "turns"),
-        ("turns (successful)", "turns_successful"),
-    ]
-    for label, key in rows:
-        if key == "book_rate" and key in result and result[key] is None:  # no goal books: none, never 0.0
-            lines.append(f"{label:20}{'n/a':>8}  (no goal books)")
-        elif key in result:
-            lines.append(f"{label:20}{_cell(result[key], ci.get(key), 1, resampled and key in ci)}")
-    for name, shown in (result.get("metrics") or {}).items():  # the registered metrics asked for
-        label = name + ("" if shown["higher_is_better"] else " (lower)")
-        lines.append(f"{label:20}{_cell(result[name], ci.get(name), shown['digits'], resampled)}")
-    for style, value in (result.get("bleu") or {}).items():
-        lines.append(f"{'bleu ' + style:20}{value:8.2f}")
-    if result.get("inform_by_domain"):
-        domains = ", ".join(
-            f"{d} {result['inform_by_domain'][d]}/{result['success_by_domain'].get(d, 0)}"
-            for d in result["inform_by_domain"]
-            if d != "total"
-        )
-        lines.append(f"inform/success by domain: {domains}")
-    for name, reason in (result.get("not_scored") or {}).items():
-        lines.append(f"{name:20}{'n/a':>8}  ({reason})")
-    lines.extend(_trial_lines(result))
-    for side, tokens in (result.get("tokens") or {}).items():
-        lines.append(f"tokens ({side}): {tokens['prompt']} prompt, {tokens['completion']} completion")
-    if result.get("cost"):
-        cost = result["cost"]
-        lines.append(
-            f"cost: {cost['total']:.4f} at {cost['prompt_per_million']:g}/{cost['completion_per_million']:g} per million tokens"
-        )
-    lines.append("end reasons: " + ", ".join(f"{k} {v}" for k, v in result["end_reasons"].items()))
-    from mwz_metrics.interactive.protocol import FAILED_ENDS  # here: every mwz command imports this module
-
-    if result["end_reasons"] and set(result["end_reasons"]) <= FAILED_ENDS:
-        lines.append("every session failed: the figures above measure no dialogue (see the end reasons)")
-    infrastructure = result.get("infrastructure")
-    if infrastructure:
-        ends = ", ".join(f"{k} {v}" for k, v in infrastructure["ends"].items()) or "none"
-        how = "left out (--exclude-infra)" if infrastructure["counted"] == "excluded" else "counted as failures"
-        lines.append(f"infrastructure ends: {infrastructure['sessions']} ({ends}), {how}")
-    if result.get("give_ups"):
-        lines.append("simulator gave up: " + ", ".join(f"{k} x {v}" for k, v in result["give_ups"].items()))
-    if result.get("system_failures"):
-        lines.append("system failures: " + ", ".join(f"{k} {v}" for k, v in result["system_failures"].items()))
-    if result.get("system_warnings"):  # an LLM system's replies: empty, cut, tool calls as text...
-        lines.append("system warnings: " + ", ".join(f"{k} {v}" for k, v in result["system_warnings"].items()))
-    for warning in result.get("warnings", []):
-        lines.append(f"warning: {warning['kind']} x{warning.get('count', 1)}: {warning.get('effect', '')}")
-    lines.append(f"signature: {result['signature']['line']}")
-    return "\n".join(lines)
-
-
-def _trial_lines(result: dict[str, Any]) -> list[str]:
-    """pass^k and the goals solved in every trial or none (a run of several trials per goal)."""
-    trials = result.get("trials")
-    if not trials:
-        return []
-    from mwz_metrics.interactive.scoring.trials import figure_rows
-
-    lines = [f"over trials: {trials['trials']} per goal, {trials['goals']} goals; {trials['definition']}"]
-    lines += [f"{label:20}{_cell(value, interval, 1, True)}" for label, value, interval in figure_rows(trials)]
-    return lines
-
-
-def _plan(result: dict[str, Any], difference: float) -> dict[str, Any]:
-    """The goals x trials a comparison of this system with another needs to detect ``difference`` points
-    of Success, this run's variance standing for both (two independent runs: twice its variance, which
-    pairing on the same goals and seeds can only lower)."""
-    from mwz_metrics import power
-    from mwz_metrics.interactive.scoring.trials import outcomes_by_goal
-
-    between, within = power.variance_components(outcomes_by_goal(result["per_session"]))
-    return {
-        "difference": difference,
-        "between_goals": between,
-        "within_goal": within,
-        "needs": power.plan(difference / 100.0, 2 * between, 2 * within),
-    }
-
-
-def _plan_text(plan: dict[str, Any]) -> str:
-    lines = [
-        f"to detect {plan['difference']:g} points of Success against another system (80% power, alpha 0.05; "
-        f"this run's variance, between goals {plan['between_goals']:.4f}, within a goal {plan['within_goal']:.4f}):"
-    ]
-    for row in plan["needs"]:
-        needed = (
-            f"{row['goals']} goals x {row['trials']} trials = {row['sessions']} sessions" if row["goals"] else "n/a"
-        )
-        lines.append(f"  {row['trials']} trial(s) per goal: {needed}")
-    if plan["within_goal"] == 0:
-        lines.append("  (one trial per goal, or trials that never differ: run the pilot with --trials 2 or more")
-        lines[-1] += " to tell the two variances apart; the numbers above treat all variance as between goals)"
-    return "\n".join(lines)
 
 
 def _progress() -> Any:
@@ -499,6 +326,8 @@ def _check_options(args: argparse.Namespace) -> None:
         if value < 0:
             raise InputError(f"{flag} {value}: give a number >= 0")
     if args.price:
+        from mwz_metrics.interactive.scoring.report import cost
+
         cost({}, args.price)  # refuses a malformed price now
     for request in metric_flags.requests(args):
         metric.entry(request.name)
@@ -528,6 +357,7 @@ def _run_and_score(
 ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """Run (or resume, or only read) the sessions of ``output`` and score them: (result, configuration, sessions)."""
     from mwz_metrics.interactive.harness import api
+    from mwz_metrics.interactive.scoring import report
 
     if args.score_only:
         from mwz_metrics.interactive.harness.context import InteractiveContext
@@ -547,7 +377,7 @@ def _run_and_score(
     )
     result["session_file"] = output
     if args.price:
-        result["cost"] = cost(result.get("tokens") or {}, args.price)
+        result["cost"] = report.cost(result.get("tokens") or {}, args.price)
     return result, config, sessions
 
 
@@ -556,14 +386,15 @@ def _run_sessions(
 ) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
     """Prepare the run, run (or resume) its sessions into ``output``: (configuration, sessions, context)."""
     from mwz_metrics.inputs import InputError
-    from mwz_metrics.interactive.harness import api
+    from mwz_metrics.interactive.harness import api, options
 
+    given = _given(args)
     goals = args.goals if args.goals is not None else args.dialogue
     prepared = api.prepare(
         args.system,
         simulator=args.simulator,
-        simulator_options=_options(args),
-        system_options=_system_options(args),
+        simulator_options=options.simulator_options(given),
+        system_options=options.system_options(given),
         user_acts=args.user_acts,
         goals=goals,
         seed=args.seed,
@@ -602,18 +433,18 @@ def _report(
 ) -> None:
     """Print the table or the JSON, write what was asked (result, predictions, outcomes), explain failures."""
     from mwz_metrics.interactive.harness import sessions as session_files
-    from mwz_metrics.interactive.scoring import export
+    from mwz_metrics.interactive.scoring import export, report
 
     if not args.score_only:
         session_files.add_outcomes(output, result["per_session"])  # per-domain outcomes beside each session
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if k != "per_session"}, indent=2, ensure_ascii=False))
     else:
-        print(table(result, config))
+        print(report.table(result, config))
     if args.plan is not None:
-        result["plan"] = _plan(result, args.plan)
+        result["plan"] = report.plan(result, args.plan)
         if not args.json:
-            print(_plan_text(result["plan"]))
+            print(report.plan_text(result["plan"]))
     write_json(result, args.result)
     if args.predictions:
         write_json(export.predictions_export(sessions, config), args.predictions)  # mwz evaluate scores it

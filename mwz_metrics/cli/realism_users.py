@@ -17,10 +17,10 @@ from mwz_metrics.interactive.diagnostics.behaviour import LABELS, MOVED_BY
 
 def _users(args: argparse.Namespace) -> list[tuple[str, str, str | None, dict[str, str]]]:
     """(label, simulator, profile, options) of every user to measure."""
-    from mwz_metrics.cli.interact import _llm_settings, _pairs
     from mwz_metrics.cli.interact_profiles import profile_names
+    from mwz_metrics.interactive.harness.options import llm_settings, pairs
 
-    options = {**_llm_settings(args), **_pairs(args.simulator_option, "--simulator-option")}
+    options = {**llm_settings(args.endpoint, args.model), **pairs(args.simulator_option, "--simulator-option")}
     simulator = args.simulator or "agenda"
     users: list[tuple[str, str, str | None, dict[str, str]]] = [(simulator, simulator, None, options)]
     users += [(name, simulator, name, options) for name in profile_names(args)]
