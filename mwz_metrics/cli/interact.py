@@ -407,6 +407,11 @@ def _run_sessions(
         max_answer_bytes=args.max_answer_bytes,
         max_response_chars=args.max_response_chars,
     )
+    if prepared.config["simulator"]["name"] == "replay":  # scored with BLEU: a copy without references fails now
+        from mwz_metrics.multiwoz.testset import TestSet
+
+        what = "--simulator replay (its sessions are scored with BLEU)"
+        TestSet(data_dir=args.data_dir).check_references([g.dialogue_id for g in prepared.goals], what)
     if not args.resume and args.output is None:
         logger.warning("sessions go to %s (-o to choose)", output)
     update, bar = _progress()

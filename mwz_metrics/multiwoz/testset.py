@@ -196,6 +196,24 @@ class TestSet:
             "to download the pinned files"
         )
 
+    def check_references(self, dialogues: Iterable[str], what: str) -> None:
+        """Refuse, before anything runs, ``dialogues`` (test dialogue ids) that a style built from MultiWOZ 2.2
+        has no reference for: BLEU would stop only after the work (``what``: whose BLEU, for the message)."""
+        from mwz_datasets.multiwoz_raw import evaluation_key
+
+        if not self.span_styles:
+            return
+        keys = [evaluation_key(d) for d in dialogues]
+        references = self.multiwoz22["references"]
+        for style in sorted(self.span_styles):
+            missing = [k for k in keys if k not in references.get(style, {})]
+            if missing:
+                fix = self.truncated("2.2")
+                raise InputError(
+                    f"{what}: style {style} has no reference for {len(missing)} of {len(keys)} dialogue(s), "
+                    f"e.g. {missing[:10]}" + (f": {fix}" if fix else "")
+                )
+
     def oracle_predictions(self) -> dict[str, list[dict[str, str]]]:
         """The 2.2 test references as predictions (``mwz22`` delexicalization, no states)."""
         return {key: [{"response": r} for r in turns] for key, turns in self.multiwoz22["delexicalized"].items()}
