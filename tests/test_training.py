@@ -303,11 +303,11 @@ def test_train_split_where_the_copy_has_none_is_one_clear_line(synth22_env, synt
 
 
 def test_the_readmes_language_model_loop_runs(synth22_env, synth22_context):
-    """The README's reset/generate/step loop, as a user copies it, with a stand-in model and trainer
+    """The training page's reset/generate/step loop (docs/training.md), as a user copies it, with a stand-in model and trainer
     (three episodes): each episode ends with the session's Success as its reward."""
     import builtins
 
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    readme = (EXAMPLES.parent / "docs" / "training.md").read_text(encoding="utf-8")
     code = readme.split("<!-- example-llm-training -->", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     rewards: list[float] = []
     prompts: list[str] = []
@@ -321,6 +321,6 @@ def test_the_readmes_language_model_loop_runs(synth22_env, synth22_context):
         rewards.append(reward)
 
     namespace = {"generate": generate, "update": update, "range": lambda n: builtins.range(min(n, 3))}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/training.md", "exec"), namespace)
     assert len(rewards) == 3 and all(r in (0.0, 1.0) for r in rewards)
     assert prompts[0].startswith("user: ")
