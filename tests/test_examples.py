@@ -1,4 +1,4 @@
-"""The examples a user copies (``examples/``) run as written: the README's toy system, a system behind HTTP,
+"""The examples a user copies (``examples/``) run as written: the protocol page's toy system, a system behind HTTP,
 an end-to-end model behind a ``transformers`` pipeline (a tiny model built here), the LLM agent's commands."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def context(synth22_context):
     return synth22_context
 
 
-def test_the_toy_system_is_the_readmes():
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+def test_the_toy_system_is_the_docs():
+    readme = (EXAMPLES.parent / "docs" / "interactive" / "index.md").read_text(encoding="utf-8")
     code = readme.split("<!-- example-system -->", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     assert (EXAMPLES / "toy_system.py").read_text(encoding="utf-8") == code.lstrip("\n")
 
@@ -68,7 +68,7 @@ def test_the_llm_agents_commands_parse():
     from mwz_metrics.cli import build_parser
 
     parser = build_parser()
-    text = (EXAMPLES / "llm_agent.md").read_text(encoding="utf-8")
+    text = (EXAMPLES.parent / "docs" / "interactive" / "llm-agents.md").read_text(encoding="utf-8")
     commands = [c.replace("\\\n", " ") for c in re.findall(r"^mwz interact .*?(?<!\\)$", text, flags=re.M | re.S)]
     assert commands
     for command in commands:
