@@ -91,13 +91,20 @@ VARIANT = "Inform/Success variant (default: mwzeval's)"  # the flags' section of
 
 
 def option(
-    help: str, *, choices: tuple[str, ...] = (), default: str = "", optimistic: str = "", section: str = ""
+    help: str,
+    *,
+    doc: str = "",
+    choices: tuple[str, ...] = (),
+    default: str = "",
+    optimistic: str = "",
+    section: str = "",
 ) -> Any:
-    """A config field's declaration (its value ``None`` until given): ``help`` for its flag, the
-    ``choices`` it takes, mwzeval's ``default`` and the paper's ``optimistic`` choice (a Success variant
-    choice), the ``section`` of ``--help`` its flag is listed in (default: the command's options)."""
-    about = {"help": help, "choices": choices, "default": default, "optimistic": optimistic, "section": section}
-    return dataclasses.field(default=None, metadata=about)
+    """A config field's declaration (its value ``None`` until given): ``help`` for its flag, ``doc`` for the
+    ``evaluate`` module scripts' description of their keywords, the ``choices`` it takes, mwzeval's
+    ``default`` and the paper's ``optimistic`` choice (a Success variant choice), the ``section`` of
+    ``--help`` its flag is listed in (default: the command's options)."""
+    about = {"help": help, "doc": doc, "choices": choices, "default": default, "optimistic": optimistic}
+    return dataclasses.field(default=None, metadata={**about, "section": section})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,9 +121,12 @@ class SuccessConfig:
     optimistic setting (section 5.1), all three; a choice given beside it overrides it.
     """
 
-    gold_states: bool | None = option("Inform/Success with MultiWOZ 2.2 gold states")
+    gold_states: bool | None = option(
+        "Inform/Success with MultiWOZ 2.2 gold states", doc="use MultiWOZ 2.2 gold states instead of predicted ones."
+    )
     matching: str | None = option(
         "offered venues vs goal venues",
+        doc="``subset`` (mwzeval) or ``intersection`` of offered and goal venues.",
         choices=("subset", "intersection"),
         default="subset",
         optimistic="intersection",
@@ -124,6 +134,7 @@ class SuccessConfig:
     )
     name_constraints: str | None = option(
         "name_only: a named venue/train is looked up by name",
+        doc="``all`` (mwzeval) or ``name_only`` (a named venue is looked up by name).",
         choices=("all", "name_only"),
         default="all",
         optimistic="name_only",
@@ -131,12 +142,17 @@ class SuccessConfig:
     )
     active_domains: str | None = option(
         "gold: the dataset's, from its dialogue acts (DAMD)",
+        doc="``predicted`` (mwzeval) or ``gold`` (the dataset's, from its acts as DAMD).",
         choices=("predicted", "gold"),
         default="predicted",
         optimistic="gold",
         section=VARIANT,
     )
-    optimistic: bool | None = option("the paper's optimistic setting: intersection, name_only, gold", section=VARIANT)
+    optimistic: bool | None = option(
+        "the paper's optimistic setting: intersection, name_only, gold",
+        doc="the paper's optimistic setting (all three non-default choices).",
+        section=VARIANT,
+    )
 
     def resolved(self) -> SuccessConfig:
         """Every variant choice made (mwzeval's, or the optimistic one, unless given) and checked:
@@ -171,7 +187,9 @@ def _variant_fields() -> list[dataclasses.Field]:
 class BleuConfig:
     """BLEU's options (``--metric bleu:styles=damd+mwz22``, ``--style``): the delexicalization styles scored."""
 
-    styles: tuple[str, ...] | None = option("delex style(s) for BLEU (default: all)")
+    styles: tuple[str, ...] | None = option(
+        "delex style(s) for BLEU (default: all)", doc="the styles to score against (default: all available)."
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser, config: type, section: str = "", *, title: str = "") -> None:
@@ -187,6 +205,12 @@ def add_arguments(parser: argparse.ArgumentParser, config: type, section: str = 
             target.add_argument(flag, action="store_true", help=about["help"])
         else:
             target.add_argument(flag, choices=about["choices"] or None, help=about["help"])
+
+
+def described(config: type, *names: str) -> str:
+    """The ``evaluate`` module scripts' lines describing ``config``'s fields ``names`` (default: all)."""
+    fields = [f for f in dataclasses.fields(config) if not names or f.name in names]
+    return "".join(f"    {f.name}: {f.metadata['doc']}\n" for f in fields)
 
 
 def from_arguments(config: type[T], args: argparse.Namespace) -> T:

@@ -87,25 +87,35 @@ def run(predictions: Any, references: Sequence[str] | None, **options: Any) -> d
     return evaluator.evaluate(as_mapping(predictions, references))
 
 
-def success_compute(shape: Callable[[dict[str, Any], bool], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-    """The ``_compute`` of ``mwz_success`` and ``mwz_inform``: ``per_dialogue``, ``chain`` and the fields of
-    :class:`~mwz_metrics.settings.SuccessConfig` as keywords (its signature is read from the config;
-    another keyword is a ``TypeError``); ``shape(result, per_dialogue)``: what the module returns."""
-    signature = keyword_signature(
-        SuccessConfig, ("predictions", inspect.Parameter.empty), ("references", None), *_SETTINGS
-    )
+def config_compute(
+    config: type, body: Callable[[Any, Any, dict[str, Any]], dict[str, Any]], *settings: tuple[str, Any]
+) -> Callable[..., dict[str, Any]]:
+    """A module script's ``_compute`` taking ``predictions``, ``references``, ``settings`` (name, default)
+    and the fields of ``config`` as keywords: its signature is read from the config (another keyword is a
+    ``TypeError``); ``body(predictions, references, options)`` computes, the options with their defaults."""
+    signature = keyword_signature(config, ("predictions", inspect.Parameter.empty), ("references", None), *settings)
 
     def _compute(self: Any, **options: Any) -> dict[str, Any]:
-        given = signature.bind(self, **options).arguments
+        bound = signature.bind(self, **options)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
         given.pop("self")
-        predictions, references = given.pop("predictions"), given.pop("references", None)
-        kept = {name: given.get(name, default) for name, default in _SETTINGS}
-        config = {key: value for key, value in given.items() if key not in kept}
-        result = run(predictions, references, bleu=False, success=True, richness=False, **kept, **config)
-        return shape(result, bool(kept["per_dialogue"]))
+        return body(given.pop("predictions"), given.pop("references"), given)
 
     _compute.__signature__ = signature  # type: ignore[attr-defined]
     return _compute
+
+
+def success_compute(shape: Callable[[dict[str, Any], bool], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """The ``_compute`` of ``mwz_success`` and ``mwz_inform``: ``per_dialogue``, ``chain`` and the fields of
+    :class:`~mwz_metrics.settings.SuccessConfig` (:func:`config_compute`); ``shape(result, per_dialogue)``:
+    what the module returns."""
+
+    def body(predictions: Any, references: Any, options: dict[str, Any]) -> dict[str, Any]:
+        result = run(predictions, references, bleu=False, success=True, richness=False, **options)
+        return shape(result, bool(options["per_dialogue"]))
+
+    return config_compute(SuccessConfig, body, *_SETTINGS)
 
 
 _SETTINGS = (("per_dialogue", False), ("chain", "mwzeval"))  # what mwz_success/mwz_inform take besides the config

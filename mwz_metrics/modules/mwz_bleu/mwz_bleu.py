@@ -3,6 +3,7 @@
 import evaluate
 
 from mwz_metrics.multiwoz import hf_modules
+from mwz_metrics.settings import BleuConfig, described
 
 _DESCRIPTION = """\
 SacreBLEU corpus BLEU of normalized, delexicalized responses against the MultiWOZ
@@ -27,8 +28,9 @@ _KWARGS_DESCRIPTION = (
     references (dialogue form, dict predictions): your own reference files,
         ``{name: path or {dialogue_id: [reference, ...]}}`` in mwzeval's format,
         scored as extra styles (a registered style's name replaces that style).
-    styles: the styles to score against (default: all available).
-Returns:
+"""
+    + described(BleuConfig)
+    + """Returns:
     ``bleu``: ``{style: BLEU}`` (0-100), or for the flat form one BLEU;
     ``sacrebleu``: sacrebleu's signature; ``coverage``, ``warnings``, ``signature``.
 Examples:
@@ -46,6 +48,25 @@ Examples:
 )
 
 
+def _bleu(predictions, references, options):
+    if hf_modules.is_flat(predictions):
+        from mwz_metrics.multiwoz.bleu import flat_bleu
+
+        scores, warnings = flat_bleu(predictions, references)
+        return {**scores, "warnings": warnings}
+    reference_files = None
+    if isinstance(references, dict):
+        reference_files, references = references, None
+    result = hf_modules.run(
+        predictions, references, bleu=True, success=False, richness=False, reference_files=reference_files, **options
+    )
+    return {
+        "bleu": result["bleu"],
+        "sacrebleu": result["signature"]["sacrebleu"],
+        **{key: result[key] for key in ("coverage", "warnings", "signature")},
+    }
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class MwzBleu(evaluate.Metric):
     """MultiWOZ BLEU per delexicalization style, or flat BLEU of response lists."""
@@ -61,26 +82,5 @@ class MwzBleu(evaluate.Metric):
     def _info(self):
         return hf_modules.info(_DESCRIPTION, _KWARGS_DESCRIPTION, features=hf_modules.FLAT_FEATURES)
 
-    def _compute(self, *, predictions, references=None, styles=None):
-        if hf_modules.is_flat(predictions):
-            from mwz_metrics.multiwoz.bleu import flat_bleu
-
-            scores, warnings = flat_bleu(predictions, references)
-            return {**scores, "warnings": warnings}
-        reference_files = None
-        if isinstance(references, dict):
-            reference_files, references = references, None
-        result = hf_modules.run(
-            predictions,
-            references,
-            bleu=True,
-            success=False,
-            richness=False,
-            styles=styles,
-            reference_files=reference_files,
-        )
-        return {
-            "bleu": result["bleu"],
-            "sacrebleu": result["signature"]["sacrebleu"],
-            **{key: result[key] for key in ("coverage", "warnings", "signature")},
-        }
+    # predictions, references and BLEU's options (mwz_metrics.settings.BleuConfig)
+    _compute = hf_modules.config_compute(BleuConfig, _bleu)

@@ -3,6 +3,7 @@
 import evaluate
 
 from mwz_metrics.multiwoz import hf_modules
+from mwz_metrics.settings import SuccessConfig, described
 
 _DESCRIPTION = """\
 Inform: whether the venues a system offers match the user's goal; Success: Inform
@@ -14,16 +15,14 @@ predictions have none, or when ``gold_states=True``; the result says which).
 
 _KWARGS_DESCRIPTION = (
     hf_modules.INPUTS
-    + """
-    gold_states: use MultiWOZ 2.2 gold states instead of predicted ones.
-    per_dialogue: also return each dialogue's inform/success and active domains.
+    + "\n"
+    + described(SuccessConfig, "gold_states")
+    + """    per_dialogue: also return each dialogue's inform/success and active domains.
     chain: the value-normalizer chain: ``mwzeval`` (mwzeval @7f19ee0, default) or
         ``mwzeval-2023`` (mwzeval @1d03eb4).
-    matching: ``subset`` (mwzeval) or ``intersection`` of offered and goal venues.
-    name_constraints: ``all`` (mwzeval) or ``name_only`` (a named venue is looked up by name).
-    active_domains: ``predicted`` (mwzeval) or ``gold`` (the dataset's, from its acts as DAMD).
-    optimistic: the paper's optimistic setting (all three non-default choices).
-Returns:
+"""
+    + described(SuccessConfig, "matching", "name_constraints", "active_domains", "optimistic")
+    + """Returns:
     ``success``: ``{"inform": {domain: rate}, "success": {domain: rate}, ...}`` in
     percent (0-100), rounded to one decimal as mwzeval, with ``total``; ``exact``
     holds unrounded rates. Also ``coverage``, ``warnings`` and ``signature``.
