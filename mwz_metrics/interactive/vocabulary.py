@@ -15,16 +15,15 @@ from __future__ import annotations
 import hashlib
 
 from mwz_datasets.goals import BOOKABLE_DOMAINS
-from mwz_metrics.multiwoz.success import VENUE_DOMAINS as _MWZEVAL_VENUE_DOMAINS
+from mwz_metrics.multiwoz.success import OFFER_DOMAINS as OFFER_DOMAINS  # the venues and the train
 from mwz_metrics.records.acts import SERVICE_DOMAINS
 
 # -- domains -----------------------------------------------------------------------------------
 
 DOMAINS = SERVICE_DOMAINS  # the act grammar's (mwz_metrics.records.acts), which validates records with them
 VENUE_DOMAINS = ("restaurant", "hotel", "attraction")  # a venue, offered by its name
-# What is offered: a venue by its name, a train by its id. mwzeval calls these its "venue domains"
-# (multiwoz/success.py's VENUE_DOMAINS, the domains whose offered entity Inform checks): one fact.
-OFFER_DOMAINS: tuple[str, ...] = _MWZEVAL_VENUE_DOMAINS  # the venues and the train (tests/test_vocabulary.py)
+# What is offered, a venue by its name or a train by its id, is OFFER_DOMAINS: mwzeval's "venue domains",
+# defined once in multiwoz/success.py (the domains whose offered entity Inform checks).
 # A booking needs these details (act slots); the user's goal names them under ``book``.
 BOOK_SLOTS = {"restaurant": ("people", "day", "time"), "hotel": ("people", "day", "stay"), "train": ("people",)}
 BOOKING_DOMAINS = tuple(BOOK_SLOTS)  # a booking with a reference number (a taxi's is its car and phone)

@@ -14,7 +14,9 @@ from typing import Any
 from mwz_metrics.settings import SuccessConfig
 from mwz_plugins.ontology import REQUESTABLE_SLOTS, State
 
-VENUE_DOMAINS = ("restaurant", "hotel", "attraction", "train")
+# What is offered by an entity Inform checks against the database: a venue by its name, a train by its id
+# (mwzeval's "venue domains"; the interactive vocabulary's VENUE_DOMAINS are the venues alone).
+OFFER_DOMAINS = ("restaurant", "hotel", "attraction", "train")
 NO_DATABASE_DOMAINS = ("taxi", "police", "hospital")
 
 Query = Callable[[str, Mapping[str, str]], Sequence[str]]
@@ -135,7 +137,7 @@ def dialogue_success(
         matched = False
         if offered[domain] == "MATCHED":
             matched = True
-        elif domain in VENUE_DOMAINS and len(offered[domain]) > 0:
+        elif domain in OFFER_DOMAINS and len(offered[domain]) > 0:
             goal_venues = set(query(domain, goal[domain]["informable"]))
             venues = set(offered[domain])
             matched = bool(venues & goal_venues) if variant.matching == "intersection" else venues <= goal_venues
