@@ -1,7 +1,8 @@
 """Train a dialogue policy against the simulator: PPO (stable-baselines3) on ``mwz/MultiWOZ-SystemActs-v0``,
 warm-started by imitation of the MultiWOZ 2.1 validation wizards' act sets, on validation goals only,
 against a mixture of users (the default user and every registered profile, one drawn per episode);
-the reward is the session's mwzeval Success, scored as ``mwz interact`` scores it.
+the reward is the session's mwzeval Success, scored as ``mwz interact`` scores it, less 0.1 for each request
+for a slot the user had already given (``reasked``).
 
     pip install "mwz-eval[rl]"
     python train_policy.py --out runs/ppo [--steps 100000] [--seed 0] [--teacher wizards|reference|none]

@@ -54,6 +54,33 @@ def test_reward_spec_reads_cheng_and_convlab_spellings():
         RewardSpec.parse("success+bleu")
 
 
+def test_reasked_counts_the_systems_requests_for_what_the_user_gave():
+    """A request for a slot the user gave (a value or "don't care"; a ``booking`` request is about the
+    domain the user last spoke of) counts, each time; a request for what is missing does not."""
+    from mwz_metrics.training.scorer import reasked
+
+    def turn(speaker: str, *acts: str) -> dict:
+        return {"speaker": speaker, "text": "", "acts": [a.split() for a in acts]}
+
+    session = {
+        "turns": [
+            turn("user", "inform restaurant food italian"),
+            turn("system", "request restaurant food ?", "request restaurant area ?"),  # food: given
+            turn("user", "inform restaurant area dontcare", "inform restaurant people 2"),
+            turn("system", "request booking people ?", "request booking time ?"),  # people: given (restaurant)
+            turn("user", "inform hotel none none"),
+            turn("system", "request booking people ?", "request hotel area ?"),  # the hotel's: not given
+            turn("user", "inform hotel area north"),
+            turn("system", "request hotel area ?", "request restaurant area ?"),  # both given
+        ]
+    }
+    assert reasked(session) == 4
+    assert reasked({"turns": session["turns"][:2]}) == 1
+    assert reasked({"turns": []}) == 0
+    spec = RewardSpec.parse("success-0.1*reasked")
+    assert spec.value({"success": 1.0, "reasked": 4.0}) == pytest.approx(0.6)
+
+
 # -- Gymnasium -------------------------------------------------------------------------------------
 
 
@@ -226,7 +253,7 @@ def test_short_training_beats_the_random_policy(synth22_env, synth22_context, tm
     )
     assert (tmp_path / "policy.zip").is_file()
     meta = json.loads((tmp_path / "policy.json").read_text())
-    assert meta["signature"]["reward"]["spec"] == "success"
+    assert meta["signature"]["reward"]["spec"] == "success-0.1*reasked"  # the default
     assert meta["signature"]["options"]["teacher"] == "wizards"  # the default
     _train, held_out = ppo._goal_ids(synth22_context, ppo.TrainingOptions(held_out=held))
     random_env = SystemActsEnv(context=synth22_context, goals=held_out)

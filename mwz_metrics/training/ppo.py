@@ -6,10 +6,12 @@ by imitation: what ``examples/train_policy.py`` runs.
    (``teacher="wizards"``), the value head then fitted on the cloned policy's sessions; or of the
    reference rule policy's choices while it plays the training goals (``teacher="reference"``); or
    none (``teacher="none"``, PPO from scratch).
-2. **PPO** on validation goals, reward the session's score (mwzeval's Success by default), against a
-   mixture of users: each episode plays one of ``profiles`` (by default the default user and every
-   registered profile, :data:`ALL`), drawn from its session seed (:func:`.sessions.draw`), less those of
-   ``hold_out``.
+2. **PPO** on validation goals, reward the session's score (by default mwzeval's Success less 0.1 for
+   each request for a slot the user had already given, :func:`.scorer.reasked`: with every user trained
+   against, asking again for what was said costs nothing, as they answer every request at once; a user
+   who answers one thing a turn is then asked the same thing forever), against a mixture of users: each
+   episode plays one of ``profiles`` (by default the default user and every registered profile,
+   :data:`ALL`), drawn from its session seed (:func:`.sessions.draw`), less those of ``hold_out``.
 3. **The curve**: Success of the deterministic policy on held-out validation goals (never trained on:
    neither their goals nor their wizards' turns), with each user of the mixture and each held-out profile,
    before and after imitation and every ``eval_every`` PPO steps; the policy kept is the best point's by
@@ -52,7 +54,7 @@ class TrainingOptions:
     held_out: int = 200  # validation goals kept out of training, for the curve
     eval_every: int = 20_000
     envs: int = 4
-    reward: str = "success"
+    reward: str = "success-0.1*reasked"  # a request for what the user gave costs (see .scorer.reasked)
     simulator: str = "agenda"
     split: str = "validation"
     learning_rate: float = 5e-5

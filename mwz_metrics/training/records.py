@@ -18,6 +18,7 @@ TERMS = {
     "inv_sent": "1 / Sent-Score (the fluency metric's nats per token of the system's turns; Cheng et al.'s 1/Sent)",
     "sess": "the coherence metric's session score (Cheng et al.'s Sess-Score; needs the coherence extra)",
     "turns": "system turns of the session (with a negative weight: ConvLab's per-turn penalty)",
+    "reasked": "the system's requests for a slot the user had already given (a count; with a negative weight)",
 }
 _TERM = re.compile(r"^\s*([+-]?\s*[0-9.]*)\s*\*?\s*([a-z_]+)\s*$")
 

@@ -9,7 +9,7 @@ milliseconds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mwz_metrics.interactive.harness import api
@@ -57,8 +57,39 @@ class EpisodeScorer:
         """The episode's reward and what ``info`` reports of its scoring."""
         result = self.score(session)
         figures = self.figures(result)
+        figures["reasked"] = float(reasked(session))
         return self.spec.value(figures), {
             "figures": figures,
             "score": {k: result[k] for k in ("success", "inform", "book_rate", "complete", "turns")},
             "signature": result["signature"]["line"] if isinstance(result.get("signature"), Mapping) else None,
         }
+
+
+def _acts(turn: Mapping[str, Any]) -> Iterable[tuple[str, str, str]]:
+    """A turn's acts as (intent, domain, slot): as sent, else as the simulator read them."""
+    acts = turn.get("acts") if turn.get("acts") is not None else turn.get("read_acts")
+    for act in acts or ():
+        if isinstance(act, (list, tuple)) and len(act) >= 3:
+            yield str(act[0]).lower(), str(act[1]).lower(), str(act[2]).lower()
+
+
+def reasked(session: Mapping[str, Any]) -> int:
+    """How many of the system's requests ask for a slot the user had already given (a value or "don't
+    care"): what a user who answers one thing at a time, or only what is new, does not follow. A request
+    of the ``booking`` domain is about the domain the user last spoke of."""
+    given: set[tuple[str, str]] = set()
+    current = ""
+    count = 0
+    for turn in session.get("turns") or ():
+        user = turn.get("speaker") == "user"
+        for intent, domain, slot in _acts(turn):
+            if user and domain not in ("general", "booking"):
+                current = domain
+            if slot in ("", "none"):
+                continue
+            if user:
+                if intent == "inform":
+                    given.add((domain, slot))
+            elif intent == "request" and ((current if domain == "booking" else domain), slot) in given:
+                count += 1
+    return count
