@@ -146,8 +146,8 @@ def run(args: argparse.Namespace) -> int:
 def _sessions(args: argparse.Namespace, config: dict[str, Any], sessions: list[dict[str, Any]]) -> int:
     """Sessions (a session file, or its export): scored as ``mwz interact`` scores them (Inform/Success
     against each session's goal)."""
-    from mwz_metrics.interactive.scoring.report import table
     from mwz_metrics.interactive.harness import api
+    from mwz_metrics.interactive.scoring.report import table
 
     result = api.score(
         sessions, config, chain=args.chain, metrics=metric_flags.requests(args), delexicalize=args.delexicalize
