@@ -232,16 +232,26 @@ def keyword_signature(config: type, *first: tuple[str, Any]) -> Any:
 
 
 @dataclasses.dataclass(frozen=True)
-class EvaluationSettings(SuccessConfig, BleuConfig):
-    """What a command tells every metric about the evaluation (``MetricInputs.settings``): the metric
-    configs' fields (:class:`BleuConfig`, :class:`SuccessConfig`) and the commands' own; ``None``: the
-    evaluator's default. ``per_dialogue``/``bleu_per_dialogue``/``dialogue_scores``: what a command
-    needs per dialogue (a comparison: every figure's contributions, for the bootstrap); ``test_set``:
-    one the command built and scores on (``mwz evaluate --oracle``)."""
-
+class _Chain:
     chain: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Sources:
     data_dir: str | None = None
     reference_files: Mapping[str, str] | None = None
+
+
+# The bases in this order keep the fields in the order they always had (typed's messages list them so).
+@dataclasses.dataclass(frozen=True)
+class EvaluationSettings(SuccessConfig, _Sources, BleuConfig, _Chain):
+    """What a command tells every metric about the evaluation (``MetricInputs.settings``): ``chain``,
+    the metric configs' fields (:class:`BleuConfig`, :class:`SuccessConfig`), ``data_dir``,
+    ``reference_files`` and the commands' own; ``None``: the evaluator's default.
+    ``per_dialogue``/``bleu_per_dialogue``/``dialogue_scores``: what a command needs per dialogue (a
+    comparison: every figure's contributions, for the bootstrap); ``test_set``: one the command built
+    and scores on (``mwz evaluate --oracle``)."""
+
     delexicalize: str | None = None
     per_dialogue: bool | None = None
     bleu_per_dialogue: bool | None = None
