@@ -81,6 +81,30 @@ def test_reasked_counts_the_systems_requests_for_what_the_user_gave():
     assert spec.value({"success": 1.0, "reasked": 4.0}) == pytest.approx(0.6)
 
 
+def test_the_act_environment_charges_each_request_for_what_the_user_gave(synth22_env, synth22_context):
+    """With ``reward="success-0.1*reasked"`` an episode whose agent asks, every turn, for the first slot the
+    user gave is charged 0.1 for each of those requests: ``info["figures"]["reasked"]`` counts them."""
+    from mwz_metrics.training.scorer import reasked
+    from mwz_metrics.training.system_envs import SystemActsEnv
+
+    env = SystemActsEnv(context=synth22_context, goals=5, max_turns=5, reward="success-0.1*reasked")
+    level = env.level
+    for seed in range(20):  # an episode whose user gives a slot in its first turn that one request asks for
+        _obs, info = env.reset(seed=seed)
+        given = [a for a in parse_acts(info["history"][-1]["acts"]) if a.intent == "inform" and a.slot != "none"]
+        keys = [(f"request|{a.domain}|{a.slot}|none",) for a in given]
+        if any(k in level.index for k in keys):
+            break
+    ask = level.index[next(k for k in keys if k in level.index)]
+    done, reward = False, 0.0
+    while not done:
+        _obs, reward, terminated, truncated, info = env.step(ask)
+        done = terminated or truncated
+    charged = info["figures"]["reasked"]
+    assert charged == reasked(info["session"]) >= 4  # asked at each of the 5 turns, the user had said it
+    assert reward == pytest.approx(info["figures"]["success"] - 0.1 * charged)
+
+
 # -- Gymnasium -------------------------------------------------------------------------------------
 
 
