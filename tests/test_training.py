@@ -195,6 +195,47 @@ def test_act_environment_plays_what_mwz_interact_scores_of_the_policy(
     assert scored["success"] >= 95.0  # the reference policy, said by the wizards' act sets
 
 
+def test_a_saved_policy_acts_the_same_from_two_threads(synth22_env, synth22_context, tmp_path):
+    """``mwz interact -j 2`` asks a policy system for two sessions' actions at once: each action is the one
+    it gives alone (stable-baselines3's predict keeps its action distribution on the policy object)."""
+    import threading
+
+    from stable_baselines3 import PPO
+
+    from mwz_metrics.training import act_level
+    from mwz_metrics.training.policy_system import PolicySystem
+    from mwz_metrics.training.system_envs import SystemActsEnv
+
+    env = SystemActsEnv(context=synth22_context, goals=10, max_turns=8)
+    PPO("MlpPolicy", env, seed=0, device="cpu").save(tmp_path / "policy.zip")  # untrained: its actions vary
+    meta = {"signature": {"act_level": {"version": act_level.VERSION}}, "vocabulary": env.level.vocabulary}
+    (tmp_path / "policy.json").write_text(json.dumps(meta))
+    system = PolicySystem(synth22_context, str(tmp_path / "policy.zip"))
+    readings = []
+    for seed in range(10):
+        _obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            readings.append(env._reading)
+            _obs, _reward, terminated, truncated, info = env.step(info["expert_action"])
+            done = terminated or truncated
+    readings = readings * (2000 // len(readings) + 1)
+    alone = [system.action(r) for r in readings]
+    assert len(set(alone)) > 1
+    together: list[int | None] = [None] * len(readings)
+
+    def act(start: int) -> None:
+        for i in range(start, len(readings), 2):
+            together[i] = system.action(readings[i])
+
+    threads = [threading.Thread(target=act, args=(k,)) for k in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert together == alone
+
+
 def test_reset_replays_a_session_file(synth22_env, synth22_context, capsys, tmp_path):
     """reset(seed=S, options={"goal": ID}) then the file's system turns: the file's user turns and,
     at the end, its Success."""
