@@ -20,6 +20,7 @@ from mwz_metrics.records.turns import (
     spoken,
     turn_problem,
 )
+from mwz_plugins.errors import InputError
 
 
 class Outcome(TypedDict, total=False):
@@ -92,7 +93,7 @@ def problem(record: Any) -> str | None:
     return None
 
 
-class RecordError(ValueError):
+class RecordError(InputError):
     """A JSON value that is no session record; the message names the field."""
 
 
