@@ -28,6 +28,9 @@ the metrics scored after them. Inputs are never written. A metric that may be sc
 worker process (no threads of its own, as a torch model has) says ``forks = True``; ``mwz compare``
 then scores the systems in parallel.
 
+The types a metric is given and gives live in :mod:`mwz_metrics.metric_types` (a metric's module
+imports them and nothing of this one, which calls it) and are importable from here too.
+
 Modelled on sacrebleu's metric base class (one score, per-item statistics, a signature) and on
 lm-evaluation-harness's registry (a metric named with its direction, loaded lazily).
 """
@@ -36,144 +39,19 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mwz_metrics.inputs import InputError
-from mwz_metrics.settings import EvaluationSettings
 
-if TYPE_CHECKING:  # numpy's import is a tenth of mwz evaluate -s -r: only a result with scores needs it
-    from mwz_metrics.bootstrap import DialogueScores
-
-
-@dataclasses.dataclass(frozen=True)
-class MetricInputs:
-    """What a metric is given: a static system's predictions or an interactive run's sessions.
-
-    ``source``: the predictions file, when they come from one (a group may read it itself, so that
-    errors name it; a metric scored on its own gets ``predictions`` read); ``settings``: the command's
-    evaluation options a metric may read (``chain``, ``styles``, ``gold_states``, the Inform/Success
-    variant, ``per_dialogue``, ``dialogue_scores`` when a comparison resamples every figure); for
-    sessions, ``predictions`` holds their system turns in mwzeval's format, ``truth`` builds their goals
-    and bookings from the test set a metric reads, and ``aligned`` says whether they replay the test
-    dialogues. Nothing is written into it: what metrics share, they share through their group.
-    """
-
-    predictions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
-    sessions: Sequence[Mapping[str, Any]] | None = None
-    data_dir: str | None = None
-    resamples: int = 1000
-    seed: int = 0
-    label: str = ""  # the system's name, for progress messages
-    source: str | None = None
-    settings: EvaluationSettings = EvaluationSettings()
-    truth: Any = None
-    aligned: bool = False
-
-    @property
-    def kind(self) -> str:
-        """``"sessions"`` or ``"predictions"``."""
-        return "sessions" if self.sessions is not None else "predictions"
-
-    @property
-    def has_references(self) -> bool:
-        """Whether the test set's references belong to these dialogues (predictions, replayed sessions)."""
-        return self.sessions is None or self.aligned
-
-
-@dataclasses.dataclass(frozen=True)
-class MetricResult:
-    """One metric's figures for one system, and nothing else (see the module docstring): no
-    presentation (:class:`Presentation`), no registry data (:class:`Scored` joins them).
-
-    A metric with several figures (Inform and Success, BLEU per style, richness's seven) gives each
-    as a result of its own in ``figures``; tables and the bootstrap read those in its place.
-    ``report``: the JSON section it writes (default: value, ci95, per_domain); ``columns``: its
-    per-dialogue columns, where they are not one ``per_dialogue`` under its name; ``model``: what the
-    result's signature line names (a model), ``signature``: its own signature details.
-    """
-
-    name: str
-    value: float | None
-    scores: DialogueScores | None = None  # what each dialogue contributes
-    ci95: list[float] | None = None  # the metric's own interval around ``value``
-    per_domain: Mapping[str, float] = dataclasses.field(default_factory=dict)
-    per_dialogue: Mapping[str, float] = dataclasses.field(default_factory=dict)
-    figures: Sequence[MetricResult] = ()
-    columns: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
-    report: Any = None
-    model: str = ""
-    signature: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-
-    def section(self) -> Any:
-        """The JSON a result holds under the metric's name."""
-        if self.report is not None:
-            return self.report
-        return {"value": self.value, "ci95": self.ci95, "per_domain": self.per_domain}
-
-    def each_figure(self) -> list[MetricResult]:
-        """Its figures, or itself when it has one."""
-        return list(self.figures) or [self]
-
-    def domain_values(self) -> dict[str, Any]:
-        """Its value per domain and ``total``, in the order tables show them (its own where it has a total)."""
-        if "total" in self.per_domain:
-            return dict(self.per_domain)
-        return {"total": self.value, **self.per_domain}
-
-    def dialogue_columns(self) -> dict[str, Mapping[str, Any]]:
-        """Per-dialogue columns of a comparison's CSV: ``columns``, else its per-dialogue values under its name."""
-        if self.columns:
-            return dict(self.columns)
-        return {self.name: self.per_dialogue} if self.per_dialogue else {}
-
-
-@dataclasses.dataclass(frozen=True)
-class Presentation:
-    """How tables show a metric (a metric's optional ``presentation`` attribute): its label (default:
-    its name), the decimals of a summary (its own section in ``mwz evaluate``: one more) and, for a
-    metric that writes its own section of ``mwz evaluate``'s table, the function writing it."""
-
-    label: str = ""
-    digits: int = 2
-    lines: Callable[[MetricResult], list[str]] | None = None
-
-
-@dataclasses.dataclass
-class Group:
-    """The metrics of one registered group (their entries' ``group``) that a command asked for, and what
-    they share while the command holds them (``cache``: mwzeval's evaluators and test sets)."""
-
-    name: str
-    members: list[Metric] = dataclasses.field(default_factory=list)
-    cache: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def scoring(self) -> GroupScoring:
-        """A fresh pass of the group over one system's inputs."""
-        return GroupScoring(self)
-
-
-@dataclasses.dataclass
-class GroupScoring:
-    """One pass of a group over one system's inputs: each member's ``score(inputs, group)`` receives it.
-    The first member to score may score the others too (``results``); ``shared`` is what the group writes
-    once beside its members' sections (mwzeval's keys, coverage, warnings, signature), ``responses`` the
-    responses it read where it rewrote them (delexicalized): the other metrics of these inputs read them."""
-
-    group: Group
-    results: dict[str, MetricResult] = dataclasses.field(default_factory=dict)
-    shared: dict[str, Any] = dataclasses.field(default_factory=dict)
-    responses: dict[str, list[str]] | None = None
-
-    @property
-    def members(self) -> list[Metric]:
-        """The group's metrics asked for, in the registry's order."""
-        return self.group.members
-
-    @property
-    def cache(self) -> dict[str, Any]:
-        """What the group keeps for as long as the command holds it."""
-        return self.group.cache
+# The protocol's types, here too: commands and contributors import them from this module.
+from mwz_metrics.metric_types import Group as Group
+from mwz_metrics.metric_types import GroupScoring as GroupScoring
+from mwz_metrics.metric_types import Metric as Metric
+from mwz_metrics.metric_types import MetricInputs as MetricInputs
+from mwz_metrics.metric_types import MetricResult as MetricResult
+from mwz_metrics.metric_types import Presentation as Presentation
+from mwz_metrics.settings import EvaluationSettings as EvaluationSettings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,18 +121,6 @@ class Scored:
     def dialogue_columns(self) -> dict[str, Mapping[str, Any]]:
         """Its per-dialogue columns (see :meth:`MetricResult.dialogue_columns`)."""
         return self.result.dialogue_columns()
-
-
-@runtime_checkable
-class Metric(Protocol):
-    """Anything with a ``name`` that scores a system's dialogues: ``score(inputs)``, or, for a member of
-    a registered group, ``score(inputs, group)`` with the group's :class:`GroupScoring`."""
-
-    name: str
-
-    def score(self, inputs: MetricInputs) -> MetricResult:
-        """The metric's figures for one system."""
-        ...
 
 
 @dataclasses.dataclass(frozen=True)

@@ -157,3 +157,21 @@ def test_static_evaluation_pays_for_static_evaluation(small_system):
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "LOADED: 0"
+
+
+def test_the_success_path_calls_down_only(small_system):
+    """benchmarks/metric_path.py on ``mwz evaluate -i ... -s``: no call goes back up into a module that
+    imports its caller (a metric's module imports the protocol's types, never the module that loads it),
+    and the path reaches Success through no more modules than it does now (issue 50, item 3)."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "metric_path.py"
+    spec = importlib.util.spec_from_file_location("_metric_path", script)
+    assert spec is not None and spec.loader is not None
+    tracer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tracer)
+    found = tracer.trace(str(small_system))
+    assert found["calls_up"] == []
+    assert found["modules"][0] == "mwz_metrics.cli.evaluate" and "mwz_metrics.multiwoz.success" in found["modules"]
+    assert found["count"] <= 11, found["modules"]

@@ -212,7 +212,7 @@ class Evaluator:
                 self._delexicalizer = delex.Delexicalizer.from_database(self.testset.database)
             return self._delexicalizer
 
-        responses = (turn.response for turns in preds.values() for turn in turns)
+        responses = [turn.response for turns in preds.values() for turn in turns]  # a list: nothing calls back up
         decision = delex.decide(responses, self.options.delexicalize, finder)
         self.last_delexicalized = None
         if not decision.apply:

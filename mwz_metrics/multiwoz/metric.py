@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.inputs import InputError
-from mwz_metrics.metric import Group, GroupScoring, MetricInputs, MetricResult, Presentation
+from mwz_metrics.metric_types import Group, GroupScoring, MetricInputs, MetricResult, Presentation
 from mwz_metrics.settings import BleuConfig, SuccessConfig, typed
 
 logger = logging.getLogger(__name__)
