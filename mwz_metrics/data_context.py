@@ -61,7 +61,7 @@ class DataContext:
         self.chain_name = chain
         self.loads: collections.Counter[str] = collections.Counter()  # repository path (or DATABASE) -> reads
         self._files: dict[str, tuple[source_lib.ResolvedFile, tuple[int, int] | None]] = {}
-        self._derived: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._derived: dict[tuple[str, tuple[str, ...]], tuple[Any, tuple[int, int] | None]] = {}
         self._database: Any = None
         self._lock = threading.RLock()
 
@@ -109,14 +109,17 @@ class DataContext:
     def derived(self, kind: str, parts: Sequence[str], build: Callable[[], Any]) -> Any:
         """:func:`mwz_datasets.derived.cached`'s value for ``kind`` and ``parts``, read or built once per
         process (the caller treats it as read-only: every consumer gets the same object)."""
-        from mwz_datasets.derived import cached
+        from mwz_datasets.derived import cache_file, cached
 
         key = (kind, tuple(parts))
+        stored = cache_file(kind, list(parts))
         with self._lock:
-            if key not in self._derived:
-                self._derived[key] = cached(kind, list(parts), build)
+            # a cache file changed since (edited, removed) is read again: it checks itself, and says so
+            if key not in self._derived or self._derived[key][1] != _stamp(stored):
+                value = cached(kind, list(parts), build)
+                self._derived[key] = (value, _stamp(stored))
                 self.loads[f"derived {kind}"] += 1
-            return self._derived[key]
+            return self._derived[key][0]
 
 
 _contexts: dict[tuple[Any, ...], DataContext] = {}

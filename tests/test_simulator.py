@@ -539,7 +539,7 @@ def test_intervals_resample_their_own_sessions_and_are_na_when_too_few(env, cont
     assert result["ci95"]["book_rate"] == [100.0, 100.0]  # every one booked: no resample holds a session without
     few = api.score(sessions[:6], run.config, context=context, resamples=200)
     assert all(few["ci95"][k] is None for k in ("success", "book_rate", "complete", "turns", "inform_f1"))
-    table = __import__("mwz_metrics.cli.interact", fromlist=["table"]).table(few, run.config)
+    table = __import__("mwz_metrics.interactive.scoring.report", fromlist=["table"]).table(few, run.config)
     assert "n/a (too few sessions)" in table and "[0.0, 100.0]" not in table
 
 
