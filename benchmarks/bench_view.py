@@ -1,5 +1,5 @@
 """The page of ``mwz view`` for a large run: its size, how long ``mwz view`` takes, and how long the page
-takes to show in headless Chromium, its controls used as in tests/test_view.py.
+takes to show in headless Chromium, its controls used as in tests/viewer/test_view.py.
 
 Usage: python benchmarks/bench_view.py [--goals 1000] [--trials 8] [--system oracle-lex] [--out DIR]
 

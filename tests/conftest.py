@@ -305,3 +305,45 @@ def kill_9_then_resume(tmp_path: Path, synth22: Path, arguments: list[str], *, s
         [*command, "-o", str(whole), "--json"], env=environment, capture_output=True, text=True
     )
     return lines, resumed, uninterrupted, killed, whole
+
+
+# Markers a test earns from what it uses, so that `-m "not browser"` (or shared, network_stub) selects
+# without a list kept by hand: Chromium through `need_chromium`; the shared data through its fixtures or
+# `shared_path` in its module; a local misbehaving or scripted HTTP server through the stubs' modules.
+_SHARED_FIXTURES = {"shared", "mirror", "use_mirror", "synth22", "synth22_context", "synth22_env"}
+_STUB_MODULES = ("hostile_system", "chat_stub")
+
+
+def _uses_network_stub(module) -> bool:
+    return any(getattr(value, "__module__", None) in _STUB_MODULES for value in vars(module).values())
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test ``browser``, ``shared``, ``network_stub`` by what it uses, ``integration`` by its folder."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        module = getattr(item, "module", None)
+        if "need_chromium" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & _SHARED_FIXTURES or (module is not None and "shared_path" in vars(module)):
+            item.add_marker(pytest.mark.shared)
+        if module is not None and _uses_network_stub(module):
+            item.add_marker(pytest.mark.network_stub)
+        if "integration" in Path(str(item.path)).relative_to(ROOT).parts[:2]:
+            item.add_marker(pytest.mark.integration)
+
+
+def run_chromium(browser: str, folder: Path, *arguments: str) -> str:
+    """Run headless Chromium (``browser``, from ``need_chromium``) with a profile in ``folder``; its stdout."""
+    import subprocess
+
+    ran = subprocess.run(
+        [
+            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--no-first-run", "--allow-file-access-from-files", "--hide-scrollbars",
+            f"--user-data-dir={folder / 'profile'}", *arguments,
+        ],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    return ran.stdout

@@ -5,7 +5,7 @@ MosesTokenizer(lang="en").tokenize(text))``. Importing sacremoses costs about 0.
 (it compiles regular expressions over every Unicode letter, digit and symbol, and imports joblib),
 which is most of a whole ``mwz evaluate`` run. On ASCII text, Unicode classes act exactly as their
 ASCII members, so the same steps run here on small ASCII classes; any other text goes to
-sacremoses itself (imported then). ``tests/test_tokenizers.py`` checks the classes against sacremoses'
+sacremoses itself (imported then). ``tests/metrics/test_tokenizers.py`` checks the classes against sacremoses'
 and the output against it on every response and reference in ``../shared`` and on generated text.
 """
 

@@ -3,7 +3,7 @@
 A template is kept only when its words say its acts and nothing else (:mod:`.extract`), and a user
 template stands only where it fits (:mod:`.moments`): both ask this lexicon. Each table is a list
 of English words or a regular expression over lowercased text; each judgment is a function of one
-sentence (or template) and its acts, tested table by table in tests/test_language.py.
+sentence (or template) and its acts, tested table by table in tests/interactive/test_language.py.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def test_dst_on_gold_states(use_mirror):
 
 
 def test_bleu_has_one_key_per_style_and_a_plugin_style_appears(use_mirror, only_builtin_plugins):
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent / "fixtures" / "example_plugin"))
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "example_plugin"))
     try:
         import mwz_example_plugin
 

@@ -15,7 +15,7 @@ pytest.importorskip("stable_baselines3")
 
 from mwz_metrics.training.system_envs import SystemActsEnv  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 USERS = ["default", "terse", "impatient", "population"]
 
 

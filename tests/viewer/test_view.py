@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import REQUIRE_PACKAGES
+from conftest import run_chromium
 
 MWZ = str(Path(sys.executable).parent / "mwz")  # the console script
 WIDTH = 1280
@@ -80,28 +79,6 @@ frame.addEventListener("load", async () => {
 </script></body></html>"""
 
 
-def chromium() -> str:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        if REQUIRE_PACKAGES:  # .ci/run installs it and requires it
-            pytest.fail("chromium is needed for the mwz view browser test (apt-get install chromium)")
-        pytest.skip("chromium not installed: apt-get install chromium (Debian) to run the mwz view browser test")
-    return browser
-
-
-def _browser(browser: str, folder: Path, *arguments: str) -> str:
-    ran = subprocess.run(
-        [
-            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--no-first-run", "--allow-file-access-from-files", "--hide-scrollbars",
-            f"--user-data-dir={folder / 'profile'}", *arguments,
-        ],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert ran.returncode == 0, ran.stderr[-2000:]
-    return ran.stdout
-
-
 def drive(
     browser: str, page: Path, folder: Path, filters: list[tuple[str, str]], search: str, start: tuple = ()
 ) -> dict:
@@ -110,7 +87,7 @@ def drive(
     harness = folder / "harness.html"
     text = HARNESS.replace("VIEW", page.as_uri()).replace("WIDTH", str(WIDTH)).replace("START", json.dumps(start))
     harness.write_text(text.replace("FILTERS", json.dumps(filters)).replace("SEARCH", search))
-    dom = _browser(
+    dom = run_chromium(
         browser, folder, "--window-size=1300,1000", "--virtual-time-budget=60000", "--dump-dom", harness.as_uri()
     )
     found = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
@@ -121,7 +98,7 @@ def drive(
 
 
 def screenshot(browser: str, url: str, path: Path, height: int = 1600) -> Path:
-    _browser(
+    run_chromium(
         browser,
         path.parent,
         f"--window-size={WIDTH},{height}",
@@ -187,8 +164,8 @@ def test_the_page_is_one_file_with_its_data_escaped(runs):
     assert page.stat().st_size < 2_000_000  # the 3 MB answer cut to what a reader reads
 
 
-def test_filters_a_session_side_by_side_and_no_overflow_in_chromium(runs):
-    browser = chromium()
+def test_filters_a_session_side_by_side_and_no_overflow_in_chromium(runs, need_chromium):
+    browser = need_chromium
     folder, page, sessions, echoed = runs
     hotel = sum(1 for s in sessions if any(d["domain"] == "hotel" for d in s["goal"]["domains"]))
     # the echo run (its first session hostile, ended system_error), beside oracle-text's
@@ -223,24 +200,24 @@ def test_filters_a_session_side_by_side_and_no_overflow_in_chromium(runs):
     assert shown["page_width"][0] <= shown["page_width"][1] == WIDTH and shown["overflowing"] == []
 
 
-def test_a_link_opens_a_session_with_or_without_its_trial_or_says_none_matched(synth22, runs, tmp_path):
+def test_a_link_opens_a_session_with_or_without_its_trial_or_says_none_matched(synth22, runs, tmp_path, need_chromium):
     """``#open=GOAL~TRIAL`` opens that session; ``#open=GOAL`` (no trial) opens trial 0; a goal no run holds
     says so in place of the session (was: nothing opened, nothing said). A page of the oracle-text run alone:
     Chromium's --dump-dom crashes on the hostile run's page."""
-    browser = chromium()
+    browser = need_chromium
     folder, _, sessions, _ = runs
     page = tmp_path / "one.html"
     _mwz(synth22, "view", str(folder / "oracle-text.jsonl"), "-o", str(page), "--resamples", "50")
     goal = sessions[2]["id"]
     for address in (f"#open={goal}~0", f"#open={goal}"):
-        dom = _browser(browser, tmp_path, "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + address)
+        dom = run_chromium(browser, tmp_path, "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + address)
         assert f"<h2>Session {goal}</h2>" in dom, address
-    dom = _browser(browser, tmp_path, "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#open=nosuch")
+    dom = run_chromium(browser, tmp_path, "--virtual-time-budget=5000", "--dump-dom", page.as_uri() + "#open=nosuch")
     assert "No session nosuch in oracle-text.jsonl" in dom and "<h2>Session" not in dom
 
 
-def test_hostile_text_stays_text_in_chromium(runs):
-    browser = chromium()
+def test_hostile_text_stays_text_in_chromium(runs, need_chromium):
+    browser = need_chromium
     folder, page, sessions, _ = runs
     # the hostile session is the echo run's first: shown beside oracle-text's session of the same goal
     shown = drive(browser, page, folder, [("f-end", "system_error")], sessions[0]["id"])
@@ -255,8 +232,8 @@ def test_hostile_text_stays_text_in_chromium(runs):
     assert shown["page_width"][0] <= WIDTH and shown["overflowing"] == []
 
 
-def test_screenshots_of_the_page(runs, tmp_path):
-    browser = chromium()
+def test_screenshots_of_the_page(runs, tmp_path, need_chromium):
+    browser = need_chromium
     folder, page, sessions, _ = runs
     keep = Path(os.environ.get("MWZ_VIEW_SCREENSHOTS", tmp_path))
     keep.mkdir(parents=True, exist_ok=True)
@@ -277,7 +254,9 @@ def test_compare_html_links_each_interactive_run_to_its_view(synth22, runs):
     assert "report.view" not in (folder / "plain.html").read_text() and not (folder / "plain.view.html").exists()
 
 
-def test_a_run_of_trials_shows_pass_hat_k_as_interact_reports_it(synth22_env, synth22_context, tmp_path, capsys):
+def test_a_run_of_trials_shows_pass_hat_k_as_interact_reports_it(
+    synth22_env, synth22_context, tmp_path, capsys, need_chromium
+):
     """A run of ``--trials 2`` beside a run of one trial: pass^k, the goals solved in every trial and in none
     and the trials per goal among the figures, the numbers of ``interact --score-only`` (was: none of them);
     in Chromium each run's figures in its own column (the run of one trial: n/a)."""
@@ -314,7 +293,7 @@ def test_a_run_of_trials_shows_pass_hat_k_as_interact_reports_it(synth22_env, sy
     ids = [json.loads(line)["id"] for line in lines]
     assert [s["id"] for s in data["runs"][1]["sessions"]] == ids != [*reversed(ids)]  # goal order, not the file's
     assert data["runs"][0]["trials"] is None and "pass^1" not in {f[0] for f in data["runs"][0]["figures"]}
-    dom = _browser(chromium(), tmp_path, "--virtual-time-budget=10000", "--dump-dom", page.as_uri())
+    dom = run_chromium(need_chromium, tmp_path, "--virtual-time-budget=10000", "--dump-dom", page.as_uri())
     row = re.search(r"<tr><th>pass\^2</th>(.*?)</tr>", dom).group(1)
     assert re.findall(r'<td class="num">(.*?)(?:<span|</td>)', row) == ["n/a", "50.0"]
     assert "<tr><th>Trials</th><td>1 per goal</td><td>2 per goal, 4 goals</td></tr>" in dom

@@ -15,7 +15,7 @@ import pytest
 
 from mwz_plugins.errors import KINDS, InputError, MissingExtra, MwzError, SimulatorError, SystemUnderTestError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {
     "plugins": "mwz_plugins",
     "mwz_datasets": "mwz_datasets",

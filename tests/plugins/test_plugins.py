@@ -15,7 +15,7 @@ import mwz_plugins
 from mwz_plugins import DelexStyle, NormalizerChain, PluginError, ValueNormalizer, manager
 from mwz_plugins.version import __version__
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture()

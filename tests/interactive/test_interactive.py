@@ -405,7 +405,7 @@ def test_compare_puts_interactive_runs_beside_static_ones(env, context, tmp_path
 
 
 def test_the_readme_example_system_runs(env, context, tmp_path, monkeypatch):
-    readme = (Path(__file__).resolve().parent.parent / "docs" / "interactive" / "index.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "interactive" / "index.md").read_text()
     code = readme.split("<!-- example-system -->", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     assert len([line for line in code.strip().splitlines() if line.strip()]) <= 20
     (tmp_path / "toy_system.py").write_text(code)

@@ -11,7 +11,7 @@ import pytest
 from mwz_metrics import settings
 from mwz_plugins.errors import InputError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclasses.dataclass(frozen=True)

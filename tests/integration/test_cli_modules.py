@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-CLI = Path(__file__).resolve().parent.parent / "mwz_metrics" / "cli"
+CLI = Path(__file__).resolve().parents[2] / "mwz_metrics" / "cli"
 PACKAGE = "mwz_metrics.cli"
 
 

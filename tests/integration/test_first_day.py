@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli, shared_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MWZ = str(Path(sys.executable).parent / "mwz")
 
 

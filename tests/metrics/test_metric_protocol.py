@@ -166,7 +166,7 @@ def test_the_success_path_calls_down_only(small_system):
     import importlib.util
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "metric_path.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "metric_path.py"
     spec = importlib.util.spec_from_file_location("_metric_path", script)
     assert spec is not None and spec.loader is not None
     tracer = importlib.util.module_from_spec(spec)

@@ -19,7 +19,7 @@ from mwz_metrics.interactive.language.extract import signature  # noqa: E402
 from mwz_metrics.training import envs  # noqa: E402, F401  (registers the environments)
 from mwz_metrics.training.records import RewardError, RewardSpec  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GOALS = 50
 
 

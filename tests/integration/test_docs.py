@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
 SHELL = {"bash", "sh"}
 DATA = {"json", "text", "toml", "yaml"}

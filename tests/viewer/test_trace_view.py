@@ -15,10 +15,10 @@ import io
 import json
 import logging
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import run_chromium
 
 from mwz_metrics.viewer import records
 
@@ -268,19 +268,6 @@ frame.addEventListener("load", async () => {
 </script></body></html>"""
 
 
-def _chromium(browser: str, folder: Path, *arguments: str) -> str:
-    ran = subprocess.run(
-        [
-            browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--no-first-run", "--allow-file-access-from-files", "--hide-scrollbars",
-            f"--user-data-dir={folder / 'profile'}", *arguments,
-        ],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert ran.returncode == 0, ran.stderr[-2000:]
-    return ran.stdout
-
-
 def test_traces_in_chromium_and_a_screenshot(traced, need_chromium, tmp_path):
     """In a browser at 1280 px: each traced turn has its trace (opened: each call with its result), the run's
     tokens and tool calls among the figures, hostile text as text, nothing overflowing; a screenshot of the
@@ -291,7 +278,7 @@ def test_traces_in_chromium_and_a_screenshot(traced, need_chromium, tmp_path):
     filled = HARNESS.replace("VIEW", (folder / "page.html").as_uri()).replace("WIDTH", str(WIDTH))
     filled = filled.replace("HEIGHT", str(height)).replace("HOSTILE_KEY", ids["hostile"] + "~0")
     harness.write_text(filled.replace("SHOWN_KEY", ids["empty"] + "~0"), encoding="utf-8")
-    dom = _chromium(need_chromium, tmp_path, f"--window-size={WIDTH},{height}", "--virtual-time-budget=20000",
+    dom = run_chromium(need_chromium, tmp_path, f"--window-size={WIDTH},{height}", "--virtual-time-budget=20000",
                     "--dump-dom", harness.as_uri())  # fmt: skip
     found = re.search(r'<pre id="result" style="display:none">(.*?)</pre>', dom, re.S)
     assert found and found.group(1), dom[-2000:]
@@ -311,6 +298,6 @@ def test_traces_in_chromium_and_a_screenshot(traced, need_chromium, tmp_path):
     assert "Tool calls" in shown["figures"] and "length_cut \u00d7 1" in shown["figures"]
     assert shown["empty"]["overflowing"] == [] and shown["hostile"]["overflowing"] == []
     picture = Path("/tmp/trace_view.png")
-    _chromium(need_chromium, tmp_path, f"--window-size={WIDTH},{height}", "--virtual-time-budget=20000",
+    run_chromium(need_chromium, tmp_path, f"--window-size={WIDTH},{height}", "--virtual-time-budget=20000",
               f"--screenshot={picture}", harness.as_uri())  # fmt: skip
     assert picture.stat().st_size > 10_000

@@ -15,7 +15,7 @@ from conftest import tiny_causal_lm
 from mwz_metrics.interactive.harness import api
 from mwz_metrics.interactive.scoring import export
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")
