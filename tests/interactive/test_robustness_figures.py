@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import run_chromium, run_cli
 
 from mwz_metrics import bootstrap
 from mwz_metrics.interactive.scoring import trials
@@ -126,7 +126,7 @@ def test_compare_gives_runs_with_profiles_their_robustness(synth22_env, runs, ca
     assert "profiles=default+terse@" in line
 
 
-def test_view_shows_which_user_broke_it(synth22_env, runs, tmp_path):
+def test_view_shows_which_user_broke_it(synth22_env, runs, tmp_path, need_chromium):
     from mwz_metrics.viewer import page_data, write
 
     data = page_data([runs / "a.jsonl"], resamples=20)
@@ -139,14 +139,12 @@ def test_view_shows_which_user_broke_it(synth22_env, runs, tmp_path):
     assert {key for reason in broken["reasons"] for key in reason["keys"]} == keys
     alone = page_data([runs / "a.jsonl"], resamples=0, profiles=False)
     assert len(alone["runs"]) == 1 and alone["robustness"] == []
-    from test_view import _browser, chromium
-
     page = write([runs / "a.jsonl"], tmp_path / "view.html", resamples=20)
     harness = tmp_path / "harness.html"
     harness.write_text(
         HARNESS.replace("VIEW", page.as_uri()), encoding="utf-8"
     )  # clicks the terse line: its run, the default user's beside, the sessions it broke
-    dom = _browser(chromium(), tmp_path, "--virtual-time-budget=20000", "--dump-dom", harness.as_uri())
+    dom = run_chromium(need_chromium, tmp_path, "--virtual-time-budget=20000", "--dump-dom", harness.as_uri())
     shown = json.loads(re.search(r'<pre id="result">(.*?)</pre>', dom, re.S).group(1).replace("&quot;", '"'))
     assert "error" not in shown, shown
     assert "Worst user" in shown["figures"] and "60.0" in shown["figures"]
