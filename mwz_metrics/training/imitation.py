@@ -22,6 +22,7 @@ import numpy as np
 
 from mwz_metrics.interactive.acts import parse_acts
 from mwz_metrics.interactive.language.extract import signature
+from mwz_metrics.records.turns import is_system
 from mwz_metrics.training import wizards
 from mwz_metrics.training.act_level import OBSERVATION_SIZE
 
@@ -42,7 +43,7 @@ def wizard_demonstrations(
         history = dialogue["history"]
         turn = 0
         for position, entry in enumerate(history):
-            if entry["speaker"] != "system":
+            if not is_system(entry):
                 continue
             request = {"dialogue_id": dialogue["key"], "turn": turn, "history": history[:position]}
             turn += 1

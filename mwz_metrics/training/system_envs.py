@@ -35,6 +35,7 @@ import numpy as np
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.harness.defaults import DEFAULT_MAX_TURNS, DEFAULT_USER_ACTS
 from mwz_metrics.interactive.harness.runner import SteppedSession
+from mwz_metrics.records.session import end_reason
 from mwz_metrics.training import act_level
 from mwz_metrics.training.records import RewardSpec
 from mwz_metrics.training.scorer import EpisodeScorer
@@ -260,9 +261,10 @@ class SystemTextEnv(gymnasium.Env):
         assert self.steps is not None
         session = self.steps.record()
         reward, scored = self.scorer.reward(session)
-        truncated = session["end"]["reason"] == "max_turns"
+        reason = end_reason(session)
+        truncated = reason == "max_turns"
         info = self._info(None)
-        info.update(session=session, end=session["end"]["reason"], **scored)
+        info.update(session=session, end=reason, **scored)
         return self._observation(None), reward, not truncated, truncated, info
 
     def _info(self, request: Mapping[str, Any] | None) -> dict[str, Any]:

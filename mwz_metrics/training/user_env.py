@@ -28,6 +28,7 @@ from mwz_metrics.interactive.harness.runner import run_session
 from mwz_metrics.interactive.protocol import SystemTurn
 from mwz_metrics.interactive.user.base import SimulatorFactory, UserSimulator, UserTurn
 from mwz_metrics.interactive.vocabulary import BOOK_SLOTS
+from mwz_metrics.records.session import end_reason
 from mwz_metrics.training.records import RewardSpec
 from mwz_metrics.training.scorer import EpisodeScorer
 from mwz_metrics.training.sessions import prepare
@@ -196,8 +197,9 @@ class UserEnv(gymnasium.Env):
         self.thread = None
         self.factory = None
         reward, scored = self.scorer.reward(payload)
-        truncated = payload["end"]["reason"] == "max_turns"
-        info = {**self._info(), "session": payload, "end": payload["end"]["reason"], **scored}
+        reason = end_reason(payload)
+        truncated = reason == "max_turns"
+        info = {**self._info(), "session": payload, "end": reason, **scored}
         return "", reward, not truncated, truncated, info
 
     def _info(self) -> dict[str, Any]:

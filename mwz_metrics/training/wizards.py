@@ -16,6 +16,8 @@ from typing import Any
 
 from mwz_metrics.interactive.acts import from_dataset, parse_acts
 from mwz_metrics.interactive.language.extract import detokenize, signature
+from mwz_metrics.records.corpus import dialogue_turns, is_user_turn
+from mwz_metrics.records.turns import SYSTEM, USER, is_system
 
 logger = logging.getLogger(__name__)
 
@@ -43,11 +45,11 @@ def dialogues(context: Any, split: str = "validation") -> list[dict[str, Any]]:
             for dialogue in multiwoz_raw.iter_dialogues("2.1", split, paths):
                 history = [
                     {
-                        "speaker": "user" if turn["speaker"] == "USER" else "system",
+                        "speaker": USER if is_user_turn(turn) else SYSTEM,
                         "text": detokenize(turn["utterance"]),
                         "acts": [a.as_list() for a in from_dataset(turn["dialogue_acts"])],
                     }
-                    for turn in dialogue["turns"]
+                    for turn in dialogue_turns(dialogue)
                 ]
                 out.append({"key": dialogue["key"], "history": history})
             return out
@@ -62,6 +64,6 @@ def act_sets(context: Any) -> Counter[str]:
     counts: Counter[str] = Counter()
     for dialogue in dialogues(context, "validation"):
         for entry in dialogue["history"]:
-            if entry["speaker"] == "system" and entry["acts"]:
+            if is_system(entry) and entry["acts"]:
                 counts[signature(parse_acts(entry["acts"]))] += 1
     return counts
