@@ -4,20 +4,13 @@ one that takes a session file's path or session records."""
 
 from __future__ import annotations
 
-import types
 import warnings
 from typing import Any
 
 from mwz_metrics.interactive.scoring import export as _moved
+from mwz_metrics.moved import UNTIL, public_names, read_moved
 
-# what the moved module itself defines (for ``import *``; each name warns as it is read)
-__all__ = [
-    n
-    for n, v in vars(_moved).items()
-    if not n.startswith("_")
-    and not isinstance(v, types.ModuleType)
-    and getattr(v, "__module__", _moved.__name__) == _moved.__name__
-]
+__all__ = public_names(_moved)  # for ``import *``; each name warns as it is read
 
 
 def __getattr__(name: str) -> Any:
@@ -25,17 +18,10 @@ def __getattr__(name: str) -> Any:
         from mwz_metrics.interactive.harness.api import to_dataset
 
         warnings.warn(
-            "mwz_metrics.interactive.export.to_dataset is deprecated (until release 0.2): use "
+            f"mwz_metrics.interactive.export.to_dataset is deprecated (until release {UNTIL}): use "
             "mwz_metrics.interactive.to_dataset, which takes a session file's path or session records",
             DeprecationWarning,
             stacklevel=2,
         )
         return to_dataset
-    value = getattr(_moved, name)  # AttributeError names the module that has no such name
-    warnings.warn(
-        f"mwz_metrics.interactive.export is deprecated (until release 0.2): import {name} from "
-        "mwz_metrics.interactive.scoring.export",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return value
+    return read_moved("mwz_metrics.interactive.export", _moved, name)
