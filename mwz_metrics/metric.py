@@ -1,12 +1,14 @@
 """The metric protocol: what ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` ask of a metric.
 
-Every metric of dialogues registers a :class:`~mwz_plugins.registry.DialogueMetricEntry` through the
-hook ``mwz_register_dialogue_metrics``: mwzeval's BLEU, Inform/Success, richness and DST, session
-coherence and sentence fluency do, like any contributor's. Its loader ``make(**options)`` returns
-an object with a ``name`` and ``score(inputs) -> MetricResult``. The three commands take every
-metric from the registry by name (``--metric NAME`` or ``--metric NAME:KEY=VALUE,...``; ``-b``,
-``-s``, ``-r``, ``--dst``, ``--coherence`` and ``--fluency`` are spellings of six of them) and
-name none themselves:
+Every metric registers one :class:`~mwz_plugins.registry.MetricEntry` under its one name
+(``mwz_success``) through the hook ``mwz_register_metrics``: mwzeval's BLEU, Inform/Success, richness
+and DST, session coherence and sentence fluency do, like any contributor's. A metric of dialogues
+names a loader ``make(**options)`` returning an object with a ``name`` and ``score(inputs) ->
+MetricResult``. The three commands take every metric from the registry by name (``--metric NAME`` or
+``--metric NAME:KEY=VALUE,...``; ``-b``, ``-s``, ``-r``, ``--dst``, ``--coherence`` and ``--fluency``
+are spellings of six of them; a metric's old name, ``success``, works until the next release and
+says so) and name none themselves; a metric's figures go under its entry's ``key`` (the built-ins'
+short names, ``success``):
 
 - what it **needs**: :class:`MetricInputs`, a static system's predictions (mwzeval's format, keyed
   by test dialogue) or an interactive run's sessions (session-file records), the data folder and
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -59,14 +62,14 @@ class Loaded:
     """A metric made with its options, its registry entry, how it is shown, and its group (if any)."""
 
     metric: Metric
-    entry: Any  # mwz_plugins.registry.DialogueMetricEntry
+    entry: Any  # mwz_plugins.registry.MetricEntry
     presentation: Presentation
     group: Group | None = None
 
     @property
     def name(self) -> str:
-        """The registered name."""
-        return str(self.entry.name)
+        """The key its figures go under (its entry's ``key``: the built-ins' short names, ``success``)."""
+        return str(self.entry.key)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,8 +87,8 @@ class Scored:
 
     @property
     def name(self) -> str:
-        """The registered name."""
-        return str(self.entry.name)
+        """The key its figures go under (its entry's ``key``: the built-ins' short names, ``success``)."""
+        return str(self.entry.key)
 
     @property
     def higher_is_better(self) -> bool:
@@ -125,14 +128,16 @@ class Scored:
 
 @dataclasses.dataclass(frozen=True)
 class MetricRequest:
-    """A metric asked for by name, with its options (``fluency:model=gpt2``)."""
+    """A metric asked for by name (its name or, until the next release, an old name), with its options
+    (``mwz_fluency:model=gpt2``)."""
 
     name: str
     options: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def parse(cls, text: str) -> MetricRequest:
-        """``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``; :class:`InputError` when malformed."""
+    def parse(cls, text: str, *, warn: bool = True) -> MetricRequest:
+        """``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``; :class:`InputError` when malformed. An old name of a
+        metric is taken with a :class:`DeprecationWarning` (``warn=False``: the caller says it its way)."""
         from mwz_metrics.settings import option_name, parse_pair
 
         name, _, rest = text.partition(":")
@@ -142,27 +147,67 @@ class MetricRequest:
             options.append((option_name(key), value.strip()))
         if not name.strip():
             raise InputError(f"--metric {text!r}: no metric name")
+        if warn:
+            _say_old(name.strip(), stacklevel=3)
         return cls(name.strip(), tuple(options))
 
 
-def entry(name: str) -> Any:
-    """The registered entry of a metric (:class:`InputError` naming the registered ones otherwise)."""
+def old_name(name: str) -> str | None:
+    """The name of the metric that ``name`` is an old name of (``success`` -> ``mwz_success``); ``None``
+    for a metric's own name or no metric's."""
     from mwz_plugins import get_registry
 
     registry = get_registry()
-    if name not in registry.dialogue_metrics:
-        known = ", ".join(sorted(registry.dialogue_metrics)) or "none"
-        raise InputError(
-            f"--metric {name}: no such metric is registered (registered: {known}){registry.failure_note()}"
-        )
-    return registry.dialogue_metrics[name]
+    return None if name in registry.metrics else registry.metric_aliases.get(name)
+
+
+def _say_old(name: str, stacklevel: int) -> None:
+    """A :class:`DeprecationWarning` where ``name`` is an old name of a metric."""
+    new = old_name(name)
+    if new is not None:
+        from mwz_plugins.registry import RENAMED_METRIC
+
+        warnings.warn(RENAMED_METRIC % (name, new), DeprecationWarning, stacklevel=stacklevel + 1)
+
+
+def key(name: str) -> str:
+    """The key the figures of the metric called ``name`` (by any name) go under: ``key("mwz_success")`` and
+    ``key("success")`` are ``"success"``; a name no metric has, as it is."""
+    from mwz_plugins import get_registry
+
+    registry = get_registry()
+    found = registry.metric_name(name)
+    return name if found is None else str(registry.metrics[found].key)
+
+
+def entry(name: str) -> Any:
+    """The registered entry of a metric of dialogues, by its name or (with a :class:`DeprecationWarning`,
+    until the next release) an old one; :class:`InputError` naming the registered ones otherwise."""
+    _say_old(name, stacklevel=2)
+    return _entry(name)
+
+
+def _entry(name: str) -> Any:
+    """:func:`entry`, an old name said by the caller."""
+    from mwz_plugins import get_registry
+
+    registry = get_registry()
+    found = registry.metric_name(name)
+    scorable = registry.dialogue_metrics
+    if found is None or found not in scorable:
+        known = ", ".join(sorted(scorable)) or "none"
+        what = "no such metric is registered"
+        if found is not None:
+            what = f"{found} is an evaluate module script only (evaluate.load({found!r})), not a metric of dialogues"
+        raise InputError(f"--metric {name}: {what} (registered: {known}){registry.failure_note()}")
+    return scorable[found]
 
 
 def load(request: MetricRequest) -> tuple[Metric, Any]:
     """The metric a request names, made with its options, and its registry entry."""
     from mwz_metrics.extras import require_extra
 
-    found = entry(request.name)
+    found = _entry(request.name)
     if found.extra:
         require_extra(found.extra, *found.modules)
     module_name, _, attribute = found.loader.partition(":")
@@ -183,11 +228,13 @@ def load_all(requests: Sequence[MetricRequest]) -> list[Loaded]:
     built-ins first, as registered), whatever order they were asked in."""
     from mwz_plugins import get_registry
 
+    registry = get_registry()
     made: dict[str, tuple[Metric, Any]] = {}
-    for request in requests:
-        if request.name not in made:
-            made[request.name] = load(request)
-    order = list(get_registry().dialogue_metrics)
+    for request in requests:  # by the metric's name, whichever name asked for it
+        if (registry.metric_name(request.name) or request.name) not in made:
+            metric, found = load(request)
+            made[found.name] = metric, found
+    order = list(registry.metrics)
     groups: dict[str, Group] = {}
     loaded = []
     for name in sorted(made, key=order.index):
@@ -206,10 +253,12 @@ def with_defaults(requests: Sequence[MetricRequest]) -> list[MetricRequest]:
     (``mwz evaluate -i x.json --coherence`` also scores mwzeval's three, ``--dst`` alone only DST)."""
     from mwz_plugins import get_registry
 
-    entries = get_registry().dialogue_metrics
+    registry = get_registry()
+    entries = registry.dialogue_metrics
     defaults = [e for e in entries.values() if e.default]
     groups = {e.group or e.name for e in defaults}
-    asked = {(entries[r.name].group or r.name) if r.name in entries else r.name for r in requests}
+    names = [registry.metric_name(r.name) or r.name for r in requests]
+    asked = {(entries[name].group or name) if name in entries else name for name in names}
     if asked & groups:
         return list(requests)
     return [MetricRequest(e.name) for e in defaults] + list(requests)

@@ -1,69 +1,81 @@
-"""Built-in plugin: the ``evaluate`` module scripts shipped in ``mwz_metrics``, and the metrics of dialogues
-that ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute by name (registered as a contributor's are)."""
+"""Built-in plugin: the metrics shipped in ``mwz_metrics``, each under its one name (``mwz_success``): its
+``evaluate`` module script and, for those ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute,
+its loader (registered as a contributor's are). The short names they had on the command line
+(``success``) are their old names until the next release, and stay the keys of their figures."""
 
 from mwz_plugins.hookspecs import hookimpl
-from mwz_plugins.registry import DialogueMetricEntry, MetricEntry
+from mwz_plugins.registry import MetricEntry
 
-_MODULES = {
-    "mwz_bleu": "BLEU of delexicalized responses, one score per delexicalization style",
-    "mwz_inform": "Inform rate (mwzeval)",
-    "mwz_success": "Inform and Success rates (mwzeval)",
-    "mwz_richness": "lexical richness of responses (mwzeval)",
-    "mwz_dst": "dialogue state tracking: joint accuracy and slot F1 (mwzeval)",
-    "dstc9_track1": "DSTC9 Track 1: detection, selection and generation scores",
-    "mwz_session_coherence": "session coherence (Cheng et al. 2022)",
-    "mwz_fluency": "sentence fluency: Sent-Score, mean token cross-entropy (Cheng et al. 2022)",
-}
+_PACKAGE = "mwz_metrics.modules"
+
+# mwzeval's metrics, in the order their rows come in a comparison; computed together in one pass:
+# (name, old name, description, needs references).
+_MWZEVAL = (
+    ("mwz_success", "success", "Inform and Success rates (mwzeval), per domain", False),
+    ("mwz_bleu", "bleu", "BLEU of the normalized responses, one score per delexicalization style (mwzeval)", True),
+    ("mwz_richness", "richness", "lexical richness of the responses (mwzeval)", False),
+    ("mwz_dst", "dst", "dialogue state tracking: joint accuracy and slot F1 (mwzeval)", True),
+)
+
+# Module scripts alone (evaluate.load): (name, old name, description).
+_SCRIPTS_ONLY = (
+    ("mwz_inform", "inform", "Inform rate (mwzeval)"),
+    ("dstc9_track1", "", "DSTC9 Track 1: detection, selection and generation scores"),
+)
+
+
+def _script(name: str) -> str:
+    """Where the module script of ``name`` lies in :data:`_PACKAGE`."""
+    return f"{name}/{name}.py"
 
 
 @hookimpl
 def mwz_register_metrics(register):
-    """Register the module scripts shipped in ``mwz_metrics.modules``."""
-    for name, description in _MODULES.items():
-        register(MetricEntry(name, "mwz_metrics.modules", f"{name}/{name}.py", description))
-
-
-# mwzeval's metrics, in the order their rows come in a comparison; computed together in one pass.
-_MWZEVAL = (
-    ("success", "Inform and Success rates (mwzeval), per domain", False),
-    ("bleu", "BLEU of the normalized responses, one score per delexicalization style (mwzeval)", True),
-    ("richness", "lexical richness of the responses (mwzeval)", False),
-    ("dst", "dialogue state tracking: joint accuracy and slot F1 (mwzeval)", True),
-)
-
-
-@hookimpl
-def mwz_register_dialogue_metrics(register):
     """Register mwzeval's four metrics (``-s``, ``-b``, ``-r``, ``--dst``), session coherence and sentence
-    fluency (``--coherence``, ``--fluency``): ``--metric NAME`` names any of them."""
-    for name, description, references in _MWZEVAL:
+    fluency (``--coherence``, ``--fluency``), each with its module script, then the module scripts alone
+    (Inform, DSTC9 Track 1)."""
+    for name, old, description, references in _MWZEVAL:
         register(
-            DialogueMetricEntry(
+            MetricEntry(
                 name,
-                "1.0.0",
-                f"mwz_metrics.multiwoz.metric:make_{name}",
+                _PACKAGE,
+                _script(name),
                 description=description,
+                version="1.0.0",
+                loader=f"mwz_metrics.multiwoz.metric:make_{old}",
                 group="mwzeval",
-                default=name != "dst",
+                default=old != "dst",
                 needs_references=references,
+                aliases=(old,),
+                section=old,
             )
         )
     register(
-        DialogueMetricEntry(
-            "coherence",
-            "1.0.0",
-            "mwz_metrics.coherence.metric:make",
+        MetricEntry(
+            "mwz_session_coherence",
+            _PACKAGE,
+            _script("mwz_session_coherence"),
+            description="session coherence (Cheng et al. 2022): mean P(coherent) over adjacent turn pairs, 0-100",
+            version="1.0.0",
+            loader="mwz_metrics.coherence.metric:make",
             extra="coherence",
             modules=("torch", "transformers"),
-            description="session coherence (Cheng et al. 2022): mean P(coherent) over adjacent turn pairs, 0-100",
+            aliases=("coherence",),
+            section="coherence",
         )
     )
     register(
-        DialogueMetricEntry(
-            "fluency",
-            "1.0.0",
-            "mwz_metrics.fluency.metric:make",
-            higher_is_better=False,
+        MetricEntry(
+            "mwz_fluency",
+            _PACKAGE,
+            _script("mwz_fluency"),
             description="sentence fluency (Sent-Score): mean cross-entropy of the responses; model=NAME for a causal LM",
+            version="1.0.0",
+            loader="mwz_metrics.fluency.metric:make",
+            higher_is_better=False,
+            aliases=("fluency",),
+            section="fluency",
         )
     )
+    for name, old, description in _SCRIPTS_ONLY:
+        register(MetricEntry(name, _PACKAGE, _script(name), description=description, aliases=(old,) if old else ()))

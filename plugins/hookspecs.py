@@ -66,10 +66,15 @@ def mwz_register_datasets(register: Callable[[DatasetEntry], None]) -> None:
 
 @hookspec
 def mwz_register_metrics(register: Callable[[MetricEntry], None]) -> None:
-    """Register ``evaluate`` module scripts by name.
+    """Register metrics, each under its one name (``mwz_success``).
 
-    After ``import mwz_metrics``, ``evaluate.load(name)`` routes each registered
-    name to its module script instead of the Hub.
+    A :class:`MetricEntry` names an ``evaluate`` module script (after ``import mwz_metrics``,
+    ``evaluate.load(name)`` routes the name to it instead of the Hub), a loader
+    ``"package.module:attribute"`` of a metric of dialogues (``mwz evaluate|compare|interact --metric
+    NAME``; a callable ``make(**options)`` returning an object with ``score(inputs) -> MetricResult``,
+    see :mod:`mwz_metrics.metric`), or both, with the metric's old names (``aliases``). A
+    :class:`DialogueMetricEntry` is still accepted until the next release, with a
+    :class:`DeprecationWarning`.
     """
 
 
@@ -104,10 +109,8 @@ def mwz_register_systems(register: Callable[[SystemEntry], None]) -> None:
 
 
 @hookspec
-def mwz_register_dialogue_metrics(register: Callable[[DialogueMetricEntry], None]) -> None:
-    """Register metrics of dialogues by name (``mwz evaluate|compare|interact --metric NAME``).
-
-    A :class:`DialogueMetricEntry` names a loader ``"package.module:attribute"``: a callable
-    ``make(**options)`` returning an object with ``score(inputs) -> MetricResult`` (see
-    :mod:`mwz_metrics.metric`). Session coherence and sentence fluency are registered this way.
+def mwz_register_dialogue_metrics(register: Callable[[DialogueMetricEntry | MetricEntry], None]) -> None:
+    """Deprecated: register metrics through :func:`mwz_register_metrics` (one :class:`MetricEntry` with a
+    ``loader``). Kept until the next release: what a plugin registers here joins the one registry of
+    metrics, a :class:`DialogueMetricEntry` with a :class:`DeprecationWarning`.
     """

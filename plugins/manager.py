@@ -58,11 +58,11 @@ HOOKS: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("mwz_register_value_normalizers", (ValueNormalizer, NormalizerChain)),
     ("mwz_register_delex_styles", (DelexStyle,)),
     ("mwz_register_datasets", (DatasetEntry,)),
-    ("mwz_register_metrics", (MetricEntry,)),
+    ("mwz_register_metrics", (MetricEntry, DialogueMetricEntry)),
     ("mwz_register_user_simulators", (UserSimulatorEntry,)),
     ("mwz_register_user_profiles", (UserProfileEntry,)),
     ("mwz_register_systems", (SystemEntry,)),
-    ("mwz_register_dialogue_metrics", (DialogueMetricEntry,)),
+    ("mwz_register_dialogue_metrics", (DialogueMetricEntry, MetricEntry)),
 )
 
 

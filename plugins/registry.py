@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -114,17 +115,61 @@ class DatasetEntry:
 
 @dataclasses.dataclass(frozen=True)
 class MetricEntry:
-    """An ``evaluate`` module script shipped as package data.
+    """A metric, under its one name (``mwz_success``): what ``evaluate.load(name)``, ``--metric NAME``,
+    the library and ``mwz plugins`` all call it.
 
-    ``package`` is an importable package and ``script`` the path of the script
-    inside it (``"mwz_success/mwz_success.py"``); both are resolved lazily so that
-    registering never imports the metric code.
+    A metric is an ``evaluate`` module script shipped as package data, a metric of dialogues that
+    ``mwz evaluate``, ``mwz compare`` and ``mwz interact`` compute, or both:
+
+    - ``package`` and ``script``: an importable package and the path of the module script inside it
+      (``"mwz_success/mwz_success.py"``), resolved lazily so that registering imports no metric code;
+    - ``loader``: ``"package.module:attribute"``, a callable ``make(**options)`` returning an object that
+      speaks the metric protocol of :mod:`mwz_metrics.metric` (``score(inputs) -> MetricResult``),
+      imported only when the metric is asked for; ``version`` is then required. ``inputs``: what it
+      scores, ``"predictions"`` (a static system's responses between the gold user turns) and/or
+      ``"sessions"`` (an interactive run's). ``higher_is_better``: which way tables rank it. ``extra``
+      and ``modules``: the optional extra it needs and the modules that extra installs (checked before
+      the loader is imported). ``group``: metrics computed together in one pass (mwzeval's four read
+      and normalize the responses once and share one signature). ``default``: scored when a command is
+      asked for no metric of its group. ``needs_references``: it reads the test set's references, so it
+      scores predictions and replayed test dialogues only (BLEU, DST), never free sessions.
+
+    ``aliases``: older names, accepted everywhere a metric is named until the next release, each use
+    saying so (a :class:`DeprecationWarning`, a warning line on the command line). ``section``: the key
+    its figures go under in JSON, table rows and CSV columns (default: its name; the built-ins keep the
+    short keys they always had, ``success``).
     """
 
     name: str
-    package: str
-    script: str
+    package: str = ""
+    script: str = ""
     description: str = ""
+    version: str = ""
+    loader: str = ""
+    higher_is_better: bool = True
+    inputs: tuple[str, ...] = ("predictions", "sessions")
+    extra: str = ""
+    modules: tuple[str, ...] = ()
+    group: str = ""
+    default: bool = False
+    needs_references: bool = False
+    aliases: tuple[str, ...] = ()
+    section: str = ""
+
+    @property
+    def key(self) -> str:
+        """The key its figures go under in every output (``section``, else its name)."""
+        return self.section or self.name
+
+    @property
+    def has_script(self) -> bool:
+        """Whether ``evaluate.load`` can load it (a module script is registered)."""
+        return bool(self.package and self.script)
+
+    @property
+    def scores_dialogues(self) -> bool:
+        """Whether ``--metric`` can compute it (a loader is registered)."""
+        return bool(self.loader)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,6 +237,10 @@ class DialogueMetricEntry:
     metric of its group (mwzeval's BLEU, Inform/Success and richness, as mwzeval's own default).
     ``needs_references``: it reads the test set's references, so it scores predictions and replayed
     test dialogues only (BLEU, DST), never free sessions.
+
+    Deprecated: register a :class:`MetricEntry` with a ``loader`` through ``mwz_register_metrics``.
+    One registered still works until the next release (with a :class:`DeprecationWarning`): the
+    registry holds it as that :class:`MetricEntry` (:meth:`as_metric`).
     """
 
     name: str
@@ -206,6 +255,11 @@ class DialogueMetricEntry:
     default: bool = False
     needs_references: bool = False
 
+    def as_metric(self) -> MetricEntry:
+        """The same metric as the one entry type (its name kept)."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return MetricEntry(**fields)
+
 
 # What each table of the registry holds, in words (for "not registered" errors).
 _KIND_WORDS = {
@@ -213,24 +267,33 @@ _KIND_WORDS = {
     "chains": "normalizer chain",
     "styles": "delex style",
     "datasets": "dataset",
-    "metrics": "metric module",
+    "metrics": "metric",
     "simulators": "user simulator",
     "profiles": "user profile",
     "systems": "system",
-    "dialogue_metrics": "dialogue metric",
 }
+
+# An old name of a metric, in the one wording of every old spelling (as the CLI's renamed options).
+RENAMED_METRIC = "metric %r is now %r (the old name works until the next release)"
 
 
 class _Table(dict[str, Any]):
     """One kind of the registry: a dict whose missing name is a :class:`NotRegistered` error (an
-    :class:`InputError` and a :class:`KeyError`) naming the plugins that failed to load."""
+    :class:`InputError` and a :class:`KeyError`) naming the plugins that failed to load; ``aliases``
+    (old name -> name) are found too, each saying it is old (a :class:`DeprecationWarning`)."""
 
-    def __init__(self, kind: str, failures: Mapping[str, str], *args: Any) -> None:
+    def __init__(
+        self, kind: str, failures: Mapping[str, str], *args: Any, aliases: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(*args)
         self.kind = kind
         self.failures = failures
+        self.aliases = aliases if aliases is not None else {}
 
     def __missing__(self, name: str) -> Any:
+        if name in self.aliases:
+            warnings.warn(RENAMED_METRIC % (name, self.aliases[name]), DeprecationWarning, stacklevel=2)
+            return self[self.aliases[name]]
         known = ", ".join(sorted(self)) or "none"
         raise NotRegistered(
             f"no {_KIND_WORDS[self.kind]} {name!r} is registered (registered: {known})" + _failure_note(self.failures)
@@ -256,7 +319,7 @@ _KINDS = {
     UserSimulatorEntry: "simulators",
     UserProfileEntry: "profiles",
     SystemEntry: "systems",
-    DialogueMetricEntry: "dialogue_metrics",
+    DialogueMetricEntry: "metrics",  # held as the MetricEntry it stands for
 }
 
 
@@ -272,16 +335,30 @@ class Registry:
     simulators: dict[str, UserSimulatorEntry] = dataclasses.field(default_factory=dict)
     profiles: dict[str, UserProfileEntry] = dataclasses.field(default_factory=dict)
     systems: dict[str, SystemEntry] = dataclasses.field(default_factory=dict)
-    dialogue_metrics: dict[str, DialogueMetricEntry] = dataclasses.field(default_factory=dict)
     # (kind, name) -> plugin name that registered it
     owners: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
     # plugin name -> one line naming a plugin left out (it failed to load or its hook raised)
     failures: dict[str, str] = dataclasses.field(default_factory=dict)
+    # a metric's old name -> its name (kept for one release)
+    metric_aliases: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # each table: a missing name is an error naming the plugins that failed to load
         for kind in _KIND_WORDS:
             setattr(self, kind, _Table(kind, self.failures, getattr(self, kind)))
+        self.metrics = _Table("metrics", self.failures, self.metrics, aliases=self.metric_aliases)
+
+    @property
+    def dialogue_metrics(self) -> dict[str, MetricEntry]:
+        """The metrics that ``--metric`` computes (those with a loader), by name, in registration order."""
+        return _Table("metrics", self.failures, {n: e for n, e in self.metrics.items() if e.scores_dialogues})
+
+    def metric_name(self, name: str) -> str | None:
+        """The name of the metric called ``name`` or, until the next release, by an old name (said by
+        nothing: the caller says it, as it speaks to its user); ``None`` when no metric is."""
+        if name in self.metrics:
+            return name
+        return self.metric_aliases.get(name)
 
     def failure_note(self) -> str:
         """``""``, or ``"; plugin 'X' (...) failed to load (...) and may have provided it"``: to append
@@ -298,9 +375,20 @@ class Registry:
             _validate(item, plugin)
         except PluginError as error:
             raise PluginError(f"{error}{_without(plugin)}") from None
+        if isinstance(item, DialogueMetricEntry):
+            warnings.warn(
+                f"plugin {plugin!r} registered DialogueMetricEntry {item.name!r}: register a MetricEntry with "
+                "a loader through mwz_register_metrics (the old entry works until the next release)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            item = item.as_metric()
         table = getattr(self, kind)
         name: str = getattr(item, "name")  # noqa: B009  (every registry type has a name)
-        if name in table:
+        if kind == "metrics":
+            item = self._merged_metric(item, plugin)
+            self._add_aliases(item, plugin)
+        if name in table and not (kind == "metrics" and table[name] is item):
             other = self.owners[(kind, name)]
             raise PluginError(
                 f"duplicate {kind[:-1]} name {name!r}: registered by plugin {other!r} and again by plugin {plugin!r}"
@@ -308,6 +396,41 @@ class Registry:
             )
         table[name] = item
         self.owners[(kind, name)] = plugin
+
+    def _merged_metric(self, item: MetricEntry, plugin: str) -> MetricEntry:
+        """``item``, or, where the same plugin registered the same name's other half (its module script,
+        its loader: two entries before there was one), the two as one entry, which replaces the first."""
+        known = self.metrics.get(item.name)
+        if known is None or self.owners.get(("metrics", item.name)) != plugin:
+            return item
+        if known.has_script == item.has_script or known.scores_dialogues == item.scores_dialogues:
+            return item  # a true duplicate: add() says so
+        script, loaded = (known, item) if known.has_script else (item, known)
+        merged = dataclasses.replace(
+            loaded,
+            package=script.package,
+            script=script.script,
+            description=loaded.description or script.description,
+            aliases=tuple(dict.fromkeys(known.aliases + item.aliases)),
+        )
+        self.metrics[item.name] = merged
+        return merged
+
+    def _add_aliases(self, item: MetricEntry, plugin: str) -> None:
+        """Record a metric's old names; one that names another metric (or another's old name) is an error."""
+        for alias in item.aliases:
+            other = self.metric_aliases.get(alias, alias if alias in self.metrics else None)
+            if other is not None and other != item.name:
+                raise PluginError(
+                    f"metric {item.name!r} of plugin {plugin!r}: its old name {alias!r} names metric {other!r}"
+                    + _without(plugin)
+                )
+            self.metric_aliases[alias] = item.name
+        if item.name in self.metric_aliases and self.metric_aliases[item.name] != item.name:
+            raise PluginError(
+                f"duplicate metric name {item.name!r}: it is an old name of metric "
+                f"{self.metric_aliases[item.name]!r}; registered again by plugin {plugin!r}" + _without(plugin)
+            )
 
     def check_chains(self) -> None:
         """Every chain's steps name registered normalizers."""
@@ -372,10 +495,12 @@ class Registry:
         return apply
 
     def describe(self, kind: str, name: str) -> str:
-        """``name@version`` of a registered item."""
+        """``name@version`` of a registered item, and a metric's old names: ``mwz_success@1.0.0 (was success)``."""
         item = getattr(self, kind)[name]
         version = getattr(item, "version", None)
-        return f"{name}@{version}" if version else name
+        described = f"{name}@{version}" if version else name
+        old = ", ".join(getattr(item, "aliases", ()))
+        return f"{described} (was {old})" if old else described
 
 
 _CHAIN_MEMO_SIZE = 200_000
@@ -385,8 +510,12 @@ def _validate(item: Any, plugin: str) -> None:
     if not isinstance(item.name, str) or not item.name:
         raise PluginError(f"plugin {plugin!r} registered a {type(item).__name__} without a name")
     version = getattr(item, "version", "n/a")
+    if isinstance(item, MetricEntry) and not item.loader:
+        version = version or "n/a"  # a module script alone carries its own version
     if not isinstance(version, str) or not version:
         raise PluginError(f"{type(item).__name__} {item.name!r} of plugin {plugin!r} has no version")
+    if isinstance(item, MetricEntry):
+        _validate_metric(item, plugin)
     if isinstance(item, DialogueMetricEntry):
         unknown = set(item.inputs) - {"predictions", "sessions"}
         if not item.inputs or unknown:
@@ -420,3 +549,28 @@ def _validate(item: Any, plugin: str) -> None:
                 f"delex style {item.name!r} of plugin {plugin!r}: reference_source {item.reference_source!r} "
                 "must name a pinned file as 'owner/repo/path'"
             )
+
+
+def _validate_metric(item: MetricEntry, plugin: str) -> None:
+    """A metric is a module script, a loader or both; its inputs and old names are sound."""
+    if not item.has_script and not item.loader:
+        raise PluginError(
+            f"metric {item.name!r} of plugin {plugin!r} names neither a module script (package and script) nor a loader"
+        )
+    if bool(item.package) != bool(item.script):
+        raise PluginError(f"metric {item.name!r} of plugin {plugin!r}: give both package and script, or neither")
+    if item.loader:
+        module, sep, attribute = item.loader.partition(":")
+        if not sep or not module or not attribute:
+            raise PluginError(
+                f"MetricEntry {item.name!r} of plugin {plugin!r}: loader {item.loader!r} "
+                "must be 'package.module:attribute'"
+            )
+        unknown = set(item.inputs) - {"predictions", "sessions"}
+        if not item.inputs or unknown:
+            raise PluginError(
+                f"metric {item.name!r} of plugin {plugin!r}: inputs must be 'predictions' and/or "
+                f"'sessions', got {list(item.inputs)}"
+            )
+    if isinstance(item.aliases, str) or not all(isinstance(a, str) and a for a in item.aliases):
+        raise PluginError(f"metric {item.name!r} of plugin {plugin!r}: aliases must be a tuple of names")

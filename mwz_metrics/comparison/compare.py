@@ -590,12 +590,12 @@ def compare(
     static_systems, interactive_systems = _checked(systems, baseline)
     if common_dialogues:
         static_systems = _restrict_to_common(static_systems)
-    spelled = {"success": success, "bleu": bleu, "richness": richness, "dst": dst}
+    spelled = {"mwz_success": success, "mwz_bleu": bleu, "mwz_richness": richness, "mwz_dst": dst}
     requests = _requests(metrics, spelled)
     scoring = _scoring(requests, evaluator_options, resamples=resamples, seed=seed)
     measured = _score_static(scoring, static_systems, jobs=jobs) if static_systems else {}
     stats = _bootstrap(_static_figures(measured), baseline, resamples=resamples, seed=seed)
-    asked = {request.name for request in requests}
+    asked = _keys(requests)
     context = _context(scoring.data_dir) if interactive_systems else None
     interactive = _score_interactive(
         interactive_systems,
@@ -669,6 +669,13 @@ def _requests(metrics: Sequence[Any], spelled: Mapping[str, bool]) -> list[Any]:
     requests = [metric.MetricRequest(name) for name, on in spelled.items() if on]
     requests += [metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics]
     return metric.with_defaults(requests)
+
+
+def _keys(requests: Sequence[Any]) -> set[str]:
+    """The keys the requested metrics' figures go under (``success``), whichever name asked for them."""
+    from mwz_metrics import metric
+
+    return {metric.key(request.name) for request in requests}
 
 
 def _scoring(

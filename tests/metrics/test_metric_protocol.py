@@ -1,5 +1,5 @@
 """Every metric behind one interface: mwzeval's four, coherence and fluency registered as a contributor's
-metric is (``mwz_register_dialogue_metrics``), answering :mod:`mwz_metrics.metric`'s protocol, and the
+metric is (``mwz_register_metrics``, one name each), answering :mod:`mwz_metrics.metric`'s protocol, and the
 commands taking each by name (their older flags are spellings of names)."""
 
 from __future__ import annotations
@@ -28,22 +28,25 @@ def test_every_metric_of_dialogues_is_registered_alike():
     from mwz_plugins import get_registry
 
     entries = get_registry().dialogue_metrics
-    assert {"success", "bleu", "richness", "dst", "coherence", "fluency"} <= set(entries)
-    assert [n for n, e in entries.items() if e.group == "mwzeval"] == ["success", "bleu", "richness", "dst"]
-    assert [n for n, e in entries.items() if e.default] == ["success", "bleu", "richness"]
-    assert {n for n, e in entries.items() if e.needs_references} == {"bleu", "dst"}
-    assert not entries["fluency"].higher_is_better
-    for name in ("success", "bleu", "richness", "dst", "fluency"):
-        made, found = metric.load(metric.MetricRequest(name))
-        assert isinstance(made, metric.Metric) and made.name == name == found.name
+    mwzeval = ["mwz_success", "mwz_bleu", "mwz_richness", "mwz_dst"]
+    assert {*mwzeval, "mwz_session_coherence", "mwz_fluency"} <= set(entries)
+    assert [n for n, e in entries.items() if e.group == "mwzeval"] == mwzeval
+    assert [n for n, e in entries.items() if e.default] == mwzeval[:3]
+    assert {n for n, e in entries.items() if e.needs_references} == {"mwz_bleu", "mwz_dst"}
+    assert not entries["mwz_fluency"].higher_is_better
+    for key in ("success", "bleu", "richness", "dst", "fluency"):
+        made, found = metric.load(metric.MetricRequest(f"mwz_{key}"))
+        # one name, the module script's; the figures keep their short key
+        assert isinstance(made, metric.Metric) and made.name == key == found.key and found.has_script
 
 
 def test_defaults_come_from_the_registry_when_none_of_their_group_is_asked():
-    names = [r.name for r in metric.with_defaults([metric.MetricRequest("fluency")])]
-    assert names == ["success", "bleu", "richness", "fluency"]
-    assert [r.name for r in metric.with_defaults([metric.MetricRequest("dst")])] == ["dst"]
-    loaded = metric.load_all([metric.MetricRequest(n) for n in ("fluency", "dst", "success")])
-    assert [item.name for item in loaded] == ["success", "dst", "fluency"]  # the registry's order
+    names = [r.name for r in metric.with_defaults([metric.MetricRequest("mwz_fluency")])]
+    assert names == ["mwz_success", "mwz_bleu", "mwz_richness", "mwz_fluency"]
+    assert [r.name for r in metric.with_defaults([metric.MetricRequest("mwz_dst")])] == ["mwz_dst"]
+    assert [r.name for r in metric.with_defaults([metric.MetricRequest("dst")])] == ["dst"]  # an old name too
+    loaded = metric.load_all([metric.MetricRequest(n) for n in ("mwz_fluency", "mwz_dst", "mwz_success")])
+    assert [item.name for item in loaded] == ["success", "dst", "fluency"]  # the registry's order, by key
     # groups are the registry's declared ones: success and dst share one, fluency has none
     success, dst, fluency = loaded
     assert success.group is dst.group and success.group.name == "mwzeval" and fluency.group is None

@@ -179,16 +179,14 @@ def test_a_raising_hook_in_process_leaves_its_plugin_out_and_a_lookup_names_it(i
     in_process_plugin("shouting", mwz_register_value_normalizers=normalizers, mwz_register_dialogue_metrics=metrics)
     with caplog.at_level("WARNING", logger="mwz_plugins.manager"):
         registry = mwz_plugins.get_registry()
-    assert "shout" not in registry.dialogue_metrics and "bleu" in registry.dialogue_metrics
+    assert "shout" not in registry.metrics and "mwz_bleu" in registry.dialogue_metrics
     assert "shout-upper" not in registry.normalizers  # from its hook that did not raise: in whole or not at all
     assert "shouting" not in manager.plugin_infos()
     failure = manager.plugin_failures()["shouting"]
     assert (failure.stage, failure.error) == ("mwz_register_dialogue_metrics", "ValueError: shout needs a key")
     assert [r.getMessage() for r in caplog.records] == [failure.warning()]
-    with pytest.raises(
-        NotRegistered, match=r"no dialogue metric 'shout' is registered.*plugin 'shouting'.*failed"
-    ) as caught:
-        registry.dialogue_metrics["shout"]
+    with pytest.raises(NotRegistered, match=r"no metric 'shout' is registered.*plugin 'shouting'.*failed") as caught:
+        registry.metrics["shout"]
     assert isinstance(caught.value, InputError) and isinstance(caught.value, KeyError)
     assert "plugin 'shouting'" in registry.failure_note()
 

@@ -225,7 +225,7 @@ def score(
         if not sessions:
             raise InputError("--exclude-infra: every session ended for an infrastructure reason; nothing to score")
     aligned = (config.get("simulator") or {}).get("name") == "replay"
-    spelled = {"success": True, "richness": richness, "bleu": aligned if bleu is None else bleu}
+    spelled = {"mwz_success": True, "mwz_richness": richness, "mwz_bleu": aligned if bleu is None else bleu}
     requests = [metric.MetricRequest(name) for name, on in spelled.items() if on]
     requests += [metric.MetricRequest.parse(m) if isinstance(m, str) else m for m in metrics]
     if scorable_only and not aligned:
@@ -233,8 +233,8 @@ def score(
     not_scored: dict[str, str] = {}
     if not any(export.system_turns(s) for s in sessions):  # every session ended before the system answered
         reason = "no system response in any session (every session ended before the system's first answer)"
-        not_scored = {r.name: reason for r in requests if r.name != "success"}
-        requests = [r for r in requests if r.name == "success"]
+        not_scored = {metric.key(r.name): reason for r in requests if metric.key(r.name) != "success"}
+        requests = [r for r in requests if metric.key(r.name) == "success"]
     inputs = metric.MetricInputs(
         predictions=export.predictions(sessions),
         sessions=sessions,
