@@ -259,7 +259,7 @@ def test_compare_adds_coherence_with_intervals_and_p_values(use_mirror, scorer):
         bleu=False,
         success=False,
         richness=True,
-        metrics=["coherence"],
+        metrics=["mwz_session_coherence"],
         baseline="hdsa",
         resamples=200,
         jobs=1,

@@ -399,8 +399,8 @@ def test_compare_puts_interactive_runs_beside_static_ones(env, context, tmp_path
     text = table.render("table")
     assert "oracle (interactive: agenda -> oracle)" in text and "interactive turns" in text
     # --fluency reaches the interactive runs too, with mwz interact's number
-    fluent = compare({"oracle": interactive}, bleu=False, richness=False, metrics=["fluency"], resamples=0)
-    expected = api.score(sessions, run.config, context=context, metrics=["fluency"], resamples=0)["fluency"]
+    fluent = compare({"oracle": interactive}, bleu=False, richness=False, metrics=["mwz_fluency"], resamples=0)
+    expected = api.score(sessions, run.config, context=context, metrics=["mwz_fluency"], resamples=0)["fluency"]
     assert fluent.value("oracle", "fluency") == expected
 
 
@@ -499,7 +499,7 @@ def test_ctrl_c_keeps_the_finished_sessions_and_says_how_to_go_on(env, context, 
 def test_session_coherence_of_interactive_sessions(env, context):
     pytest.importorskip("torch")
     run, sessions = _run(context, "oracle", goals=4)
-    result = api.score(sessions, run.config, context=context, resamples=100, metrics=["coherence"])
+    result = api.score(sessions, run.config, context=context, resamples=100, metrics=["mwz_session_coherence"])
     assert 0.0 <= result["coherence"] <= 100.0
     low, high = result["ci95"]["coherence"]
     assert low <= result["coherence"] <= high
