@@ -347,3 +347,27 @@ def run_chromium(browser: str, folder: Path, *arguments: str) -> str:
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr[-2000:]
     return ran.stdout
+
+
+@pytest.fixture()
+def in_process_plugin():
+    """``add(name, **hooks)`` registers a plugin module object (its hooks as given) in this process for one
+    test, and returns it; every plugin added is forgotten after the test."""
+    import types
+
+    import mwz_plugins
+    from mwz_plugins import manager
+
+    names: list[str] = []
+
+    def add(name: str, **hooks):
+        module = types.ModuleType(name)
+        for hook_name, function in hooks.items():
+            setattr(module, hook_name, mwz_plugins.hookimpl(function))
+        manager.register_plugin(module, name)
+        names.append(name)
+        return module
+
+    yield add
+    for name in names:
+        manager.unregister_plugin(name)

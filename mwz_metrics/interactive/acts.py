@@ -1,13 +1,7 @@
-"""Dialogue acts as interactive evaluation exchanges them, in MultiWOZ 2.1's act vocabulary.
+"""Acts mapped to goals, states and the database, for interactive evaluation.
 
-An act is ``(intent, domain, slot, value)``, lowercase except the value: ``("inform", "hotel",
-"area", "south")``, ``("request", "restaurant", "phone", "?")``, ``("bye", "general", "none",
-"none")``. Intents, domains and slots are MultiWOZ 2.1's (``Hotel-Inform`` -> ``inform``,
-``hotel``; slots ``addr``, ``post``, ``arrive``, ``leave``, ``depart``, ``dest``, ``ref``, ``id``,
-``ticket``, ``fee``, ``car``...). A system may send its acts as a list of
-``[intent, domain, slot, value]`` or in 2.1's own form ``{"Hotel-Inform": [["Area", "south"]]}``;
-:func:`parse_acts` reads both. That grammar is :mod:`mwz_metrics.records.acts`' (re-exported here);
-this module maps acts to goals, states and the database.
+What an act is (``(intent, domain, slot, value)`` in MultiWOZ 2.1's vocabulary) and how a system's acts
+are read (:func:`parse_acts`) is the records' grammar, :mod:`mwz_metrics.records.acts`, re-exported here.
 """
 
 from __future__ import annotations

@@ -4,25 +4,15 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
+
+from mwz_metrics.records.session import Outcome
 
 
-class SessionFigures(TypedDict):
-    """One session's figures (an entry of ``per_session``; a session file's ``outcome`` without the id)."""
+class SessionFigures(Outcome):
+    """One session's figures (an entry of ``per_session``): a session file's ``outcome`` and the session's id."""
 
     id: str
-    inform: float | None
-    success: float | None
-    complete: float | None
-    turns: int
-    end: str
-    tp: int
-    fp: int
-    fn: int
-    book_rate: float | None
-    domains: dict[str, Any]
-    tokens: NotRequired[dict[str, Any]]
-    system_warnings: NotRequired[dict[str, int]]
 
 
 class InteractiveResult(TypedDict, total=False):

@@ -5,7 +5,6 @@ one release, each use saying so; a contributor's ``DialogueMetricEntry`` still r
 
 from __future__ import annotations
 
-import types
 import warnings
 
 import pytest
@@ -13,7 +12,7 @@ from conftest import run_cli, shared_path
 
 import mwz_plugins
 from mwz_metrics import metric
-from mwz_plugins import DialogueMetricEntry, MetricEntry, PluginError, manager
+from mwz_plugins import DialogueMetricEntry, MetricEntry, PluginError
 
 OLD = {
     "success": "mwz_success",
@@ -24,23 +23,6 @@ OLD = {
     "fluency": "mwz_fluency",
     "inform": "mwz_inform",
 }
-
-
-@pytest.fixture()
-def plugin():
-    """Register a plugin module object in this process for one test, then forget it."""
-    names: list[str] = []
-
-    def add(name: str, **hooks):
-        module = types.ModuleType(name)
-        for hook_name, function in hooks.items():
-            setattr(module, hook_name, mwz_plugins.hookimpl(function))
-        manager.register_plugin(module, name)
-        names.append(name)
-
-    yield add
-    for name in names:
-        manager.unregister_plugin(name)
 
 
 def test_each_metric_is_one_entry_and_its_old_name_finds_it_with_a_warning():
@@ -107,13 +89,13 @@ def test_mwz_plugins_lists_one_name_per_metric_with_its_old_name(capsys):
     assert "dialogue_metrics" not in out and code == 0
 
 
-def test_an_old_dialogue_metric_entry_still_registers_with_a_warning(plugin):
+def test_an_old_dialogue_metric_entry_still_registers_with_a_warning(in_process_plugin):
     def metrics(register):
         register(MetricEntry("mwz_shout", "mwz_metrics.modules", "mwz_bleu/mwz_bleu.py", "a script"))
         register(DialogueMetricEntry("mwz_shout", "0.1", "mwz_metrics.fluency.metric:make", higher_is_better=False))
         register(DialogueMetricEntry("whisper", "0.2", "mwz_metrics.fluency.metric:make"))
 
-    plugin("shouting", mwz_register_dialogue_metrics=metrics)
+    in_process_plugin("shouting", mwz_register_dialogue_metrics=metrics)
     with pytest.warns(DeprecationWarning) as caught:
         registry = mwz_plugins.get_registry()
     said = [str(w.message) for w in caught]
@@ -130,10 +112,10 @@ def test_an_old_dialogue_metric_entry_still_registers_with_a_warning(plugin):
     assert found.name == "whisper" and made.name == "fluency"
 
 
-def test_an_old_name_taken_twice_is_refused(plugin):
+def test_an_old_name_taken_twice_is_refused(in_process_plugin):
     def metrics(register):
         register(MetricEntry("mwz_loud", loader="x.y:make", version="1.0", aliases=("success",)))
 
-    plugin("loud", mwz_register_metrics=metrics)
+    in_process_plugin("loud", mwz_register_metrics=metrics)
     with pytest.raises(PluginError, match="metric 'mwz_loud' of plugin 'loud': its old name 'success' names metric"):
         mwz_plugins.get_registry()

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -18,75 +17,57 @@ from mwz_plugins.version import __version__
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
-@pytest.fixture()
-def extra_plugin():
-    """Register a plugin module object for one test, then forget it."""
-    names = []
-
-    def add(name: str, **hooks):
-        module = types.ModuleType(name)
-        for hook_name, function in hooks.items():
-            setattr(module, hook_name, mwz_plugins.hookimpl(function))
-        manager.register_plugin(module, name)
-        names.append(name)
-        return module
-
-    yield add
-    for name in names:
-        manager.unregister_plugin(name)
-
-
-def test_duplicate_names_are_rejected_naming_both_plugins(extra_plugin):
+def test_duplicate_names_are_rejected_naming_both_plugins(in_process_plugin):
     def styles(register):
         register(DelexStyle("mwz22", "9.9", {"name": "NAME"}))
 
-    extra_plugin("dup_plugin", mwz_register_delex_styles=styles)
+    in_process_plugin("dup_plugin", mwz_register_delex_styles=styles)
     with pytest.raises(PluginError, match=r"duplicate style name 'mwz22'.*mwz-mwz22-style.*dup_plugin"):
         mwz_plugins.get_registry()
 
 
-def test_placeholders_outside_the_ontology_are_rejected(extra_plugin):
+def test_placeholders_outside_the_ontology_are_rejected(in_process_plugin):
     def styles(register):
         register(DelexStyle("bad", "1.0", {"venue": "VENUE"}))
 
-    extra_plugin("bad_style", mwz_register_delex_styles=styles)
+    in_process_plugin("bad_style", mwz_register_delex_styles=styles)
     with pytest.raises(PluginError, match="outside the ontology.*VENUE"):
         mwz_plugins.get_registry()
 
 
-def test_conflicting_placeholder_mappings_are_rejected(extra_plugin):
+def test_conflicting_placeholder_mappings_are_rejected(in_process_plugin):
     def styles(register):
         register(DelexStyle("clash", "1.0", {"restaurant_name": "FOOD"}))
 
-    extra_plugin("clash_style", mwz_register_delex_styles=styles)
+    in_process_plugin("clash_style", mwz_register_delex_styles=styles)
     with pytest.raises(PluginError, match=r"\[restaurant_name\] maps to NAME.*FOOD"):
         mwz_plugins.get_registry()
 
 
-def test_chain_with_unknown_step_is_rejected(extra_plugin):
+def test_chain_with_unknown_step_is_rejected(in_process_plugin):
     def normalizers(register):
         register(NormalizerChain("broken", "1.0", ("mwzeval-name", "no-such")))
 
-    extra_plugin("broken_chain", mwz_register_value_normalizers=normalizers)
+    in_process_plugin("broken_chain", mwz_register_value_normalizers=normalizers)
     with pytest.raises(PluginError, match="unknown normalizers.*no-such"):
         mwz_plugins.get_registry()
 
 
-def test_wrong_type_and_missing_version_are_rejected(extra_plugin):
+def test_wrong_type_and_missing_version_are_rejected(in_process_plugin):
     def normalizers(register):
         register(ValueNormalizer("nover", "", lambda d, s, v: v))
 
-    extra_plugin("nover", mwz_register_value_normalizers=normalizers)
+    in_process_plugin("nover", mwz_register_value_normalizers=normalizers)
     with pytest.raises(PluginError, match="has no version"):
         mwz_plugins.get_registry()
 
 
-def test_an_extra_plugin_contributes_and_is_listed(extra_plugin):
+def test_an_in_process_plugin_contributes_and_is_listed(in_process_plugin):
     def normalizers(register):
         register(ValueNormalizer("upper", "1.2", lambda d, s, v: v.upper()))
         register(NormalizerChain("shout", "1.2", ("mwzeval-name", "upper")))
 
-    extra_plugin("shouting", mwz_register_value_normalizers=normalizers)
+    in_process_plugin("shouting", mwz_register_value_normalizers=normalizers)
     registry = mwz_plugins.get_registry()
     assert registry.chain("shout")("hotel", "name", " Nando's ") == "NANDOS"
     assert manager.registered_by("shouting") == {"normalizers": ["upper@1.2"], "chains": ["shout@1.2"]}

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -149,23 +148,6 @@ def test_the_environment_help_names_the_variable():
     out = subprocess.run([str(MWZ), "plugins", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "MWZ_DISABLE_PLUGINS=NAME[,NAME]" in out.stdout
-
-
-@pytest.fixture()
-def in_process_plugin():
-    """Register a plugin module object in this process for one test, then forget it."""
-    names: list[str] = []
-
-    def add(name: str, **hooks):
-        module = types.ModuleType(name)
-        for hook_name, function in hooks.items():
-            setattr(module, hook_name, mwz_plugins.hookimpl(function))
-        manager.register_plugin(module, name)
-        names.append(name)
-
-    yield add
-    for name in names:
-        manager.unregister_plugin(name)
 
 
 def test_a_raising_hook_in_process_leaves_its_plugin_out_and_a_lookup_names_it(in_process_plugin, caplog):
