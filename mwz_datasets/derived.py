@@ -41,13 +41,14 @@ class CorruptCacheFile(InputError):
 
 
 @functools.cache
-def code_fingerprint(*folders: Path) -> str:
-    """sha256 of the modules (``*.py``) of ``folders``: a caller puts its own code's in its parts, so that
-    derived data changes whenever the code that derives it does."""
+def code_fingerprint(*paths: Path) -> str:
+    """sha256 of the code at ``paths``, in the order given: a folder's modules (``*.py``, in name order), a
+    file's bytes. A caller puts its own code's in its parts, so that derived data changes whenever the code
+    that derives it does."""
     digest = hashlib.sha256()
-    for folder in folders:
-        for path in sorted(Path(folder).glob("*.py")):
-            digest.update(path.read_bytes())
+    for path in paths:
+        for module in sorted(Path(path).glob("*.py")) if Path(path).is_dir() else [Path(path)]:
+            digest.update(module.read_bytes())
     return digest.hexdigest()
 
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import collections
 import functools
-import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mwz_datasets import derived as derived_lib
 from mwz_datasets import sources as source_lib
 
 # What a context reads from disk, counted (:attr:`DataContext.loads`): a test that a command reads
@@ -32,15 +32,9 @@ from mwz_datasets import sources as source_lib
 DATABASE = "venue database"
 
 
-@functools.cache
-def code_fingerprint(*paths: Path) -> str:
-    """sha256 of the code that derives cached material: each file's bytes, each folder's modules (``*.py``,
-    in name order), in the order given; a change to any of them rebuilds what they derive."""
-    digest = hashlib.sha256()
-    for path in paths:
-        for module in sorted(Path(path).glob("*.py")) if Path(path).is_dir() else [Path(path)]:
-            digest.update(module.read_bytes())
-    return digest.hexdigest()
+# mwz_datasets' fingerprint of code (folders' modules, files' bytes), kept per process: the code does not
+# change under a running command, and each derived lookup asks for it.
+code_fingerprint = functools.cache(derived_lib.code_fingerprint)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -109,14 +103,12 @@ class DataContext:
     def derived(self, kind: str, parts: Sequence[str], build: Callable[[], Any]) -> Any:
         """:func:`mwz_datasets.derived.cached`'s value for ``kind`` and ``parts``, read or built once per
         process (the caller treats it as read-only: every consumer gets the same object)."""
-        from mwz_datasets.derived import cache_file, cached
-
         key = (kind, tuple(parts))
-        stored = cache_file(kind, list(parts))
+        stored = derived_lib.cache_file(kind, list(parts))
         with self._lock:
             # a cache file changed since (edited, removed) is read again: it checks itself, and says so
             if key not in self._derived or self._derived[key][1] != _stamp(stored):
-                value = cached(kind, list(parts), build)
+                value = derived_lib.cached(kind, list(parts), build)
                 self._derived[key] = (value, _stamp(stored))
                 self.loads[f"derived {kind}"] += 1
             return self._derived[key][0]
@@ -129,14 +121,13 @@ _contexts_lock = threading.Lock()
 def _key(data_dir: str | os.PathLike | None, chain: str) -> tuple[Any, ...]:
     """What decides the files a context finds and the cache it reads: the data folder, the chain (and its
     registered version), the mirror, the cache folder, offline and no-cache modes."""
-    from mwz_datasets import derived
     from mwz_plugins import get_registry
 
     registry = get_registry()
     version = registry.chains[chain].version if chain in registry.chains else None
     folder = None if data_dir is None else str(Path(data_dir).resolve())
     where = (os.environ.get(source_lib.MIRROR_ENV), str(source_lib.cache_root()))
-    return (folder, chain, version, id(registry), *where, source_lib.offline(), derived.disabled())
+    return (folder, chain, version, id(registry), *where, source_lib.offline(), derived_lib.disabled())
 
 
 def shared(data_dir: str | os.PathLike | None = None, chain: str = "mwzeval") -> DataContext:
