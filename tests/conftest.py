@@ -320,6 +320,7 @@ def _uses_network_stub(module) -> bool:
 
 def pytest_collection_modifyitems(config, items):
     """Mark each test ``browser``, ``shared``, ``network_stub`` by what it uses, ``integration`` by its folder."""
+    stub_modules: dict[str, bool] = {}  # a module's answer, found once for all its tests
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         module = getattr(item, "module", None)
@@ -327,7 +328,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
         if fixtures & _SHARED_FIXTURES or (module is not None and "shared_path" in vars(module)):
             item.add_marker(pytest.mark.shared)
-        if module is not None and _uses_network_stub(module):
+        if module is not None and module.__name__ not in stub_modules:
+            stub_modules[module.__name__] = _uses_network_stub(module)
+        if module is not None and stub_modules[module.__name__]:
             item.add_marker(pytest.mark.network_stub)
         if "integration" in Path(str(item.path)).relative_to(ROOT).parts[:2]:
             item.add_marker(pytest.mark.integration)
