@@ -42,7 +42,7 @@ def mwz_register_metrics(register):
                 _script(name),
                 description=description,
                 version="1.0.0",
-                loader=f"mwz_metrics.multiwoz.metric:make_{old}",
+                loader=f"mwz_metrics.multiwoz.evaluator:make_{old}",
                 group="mwzeval",
                 default=old != "dst",
                 needs_references=references,

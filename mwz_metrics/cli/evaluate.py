@@ -105,11 +105,12 @@ def _reference_files(values: list[str]) -> dict[str, str]:
 )
 def run(args: argparse.Namespace) -> int:
     """Score one system (or the oracle) with the metrics asked for and print the table or JSON."""
-    from mwz_metrics import file_kinds, metric
+    from mwz_metrics import metric
+    from mwz_metrics.inputs import holds_sessions
     from mwz_metrics.outputs import check_outputs
 
     check_outputs([args.input], [("-o", args.output)])
-    if args.input and file_kinds.holds_sessions(args.input):  # only then the interactive room is imported
+    if args.input and holds_sessions(args.input):  # only then the interactive room is imported
         from mwz_metrics.interactive.harness.api import load_sessions
 
         sessions = load_sessions(args.input)

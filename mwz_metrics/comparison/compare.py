@@ -304,7 +304,7 @@ def _interactive_rows(
             if result.get(key) is not None:
                 add(f"interactive:{key}", "total", result[key], ci.get(key))
         if richness and result.get("richness"):
-            from mwz_metrics.multiwoz.metric import RICHNESS_KEYS
+            from mwz_metrics.multiwoz.richness import RICHNESS_KEYS
 
             for key in RICHNESS_KEYS:
                 add(f"richness:{key}", "total", result["richness"][key])

@@ -207,3 +207,31 @@ def grouped_bleu(
         for group, turns in groups.items():
             out[style][group] = score_of(scorer, [segments[position[(key, index)]] for key, index in turns])
     return out
+
+
+def bleu_of_statistics(stats: list[int]) -> float:
+    """BLEU of summed sacrebleu statistics (the process's scorer: the same for every style)."""
+    return score_of(scorer(), [stats])
+
+
+def dialogue_statistics(
+    inputs: tuple[Mapping[str, list[str]], Mapping[str, Mapping[str, Any]]],
+) -> dict[str, dict[str, list[int]]]:
+    """Per style, each dialogue's summed sacrebleu statistics of an evaluation's BLEU inputs (its
+    hypotheses and references per style, by dialogue: ``Evaluator.last_bleu_inputs``)."""
+    import numpy as np
+
+    hypotheses, references = inputs
+    order = list(hypotheses)
+    flat_hyps = [h for key in order for h in hypotheses[key]]
+    out = {}
+    for style, per_dialogue in references.items():
+        flat_refs = [r for key in order for r in per_dialogue[key][: len(hypotheses[key])]]
+        _scorer, segments = segment_statistics(flat_refs, flat_hyps)
+        matrix = np.asarray(segments, dtype=np.int64)
+        # per-dialogue sums: cumulative sums differenced at the dialogue boundaries
+        ends = np.cumsum([len(hypotheses[key]) for key in order])
+        cumulative = np.vstack([np.zeros((1, matrix.shape[1]), dtype=np.int64), np.cumsum(matrix, axis=0)])
+        sums = cumulative[ends] - cumulative[np.concatenate([[0], ends[:-1]])]
+        out[style] = {key: [int(x) for x in row] for key, row in zip(order, sums)}
+    return out

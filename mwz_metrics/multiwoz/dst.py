@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from mwz_plugins.ontology import State
 
 FUZZY_RATIO = 95
+DST_KEYS = ("joint_accuracy", "slot_f1")  # its figures, in the order it gives them
 
 
 def _flatten(state: State) -> dict[tuple[str, str], str]:

@@ -4,8 +4,8 @@ header (the run configuration) and the interactive result. Each is validated onc
 file read, a system's answer) and trusted inside; the JSON Schemas under ``schemas/`` are generated
 from them (:mod:`.schemas`).
 
-This package imports no room of ``mwz_metrics`` but two leaf modules (``inputs``' validation of a
-predicted turn, ``file_kinds``' format name): the rooms import it.
+This package imports no room of ``mwz_metrics`` but one leaf module (``inputs``: the validation of a
+predicted turn, the session file's format name): the rooms import it.
 """
 
 from mwz_metrics.records.acts import Act, ActError, acts_json, parse_acts

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 
-from mwz_metrics.file_kinds import SESSIONS_FORMAT
+from mwz_metrics.inputs import SESSIONS_FORMAT
 from mwz_plugins.errors import InputError
 
 FORMAT = SESSIONS_FORMAT

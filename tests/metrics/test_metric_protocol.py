@@ -165,7 +165,8 @@ def test_static_evaluation_pays_for_static_evaluation(small_system):
 def test_the_success_path_calls_down_only(small_system):
     """benchmarks/metric_path.py on ``mwz evaluate -i ... -s``: no call goes back up into a module that
     imports its caller (a metric's module imports the protocol's types, never the module that loads it),
-    and the path reaches Success through no more modules than it does now (issue 50, item 3)."""
+    and the path reaches Success through at most 8 modules (issue 50, item 3: 17 before the issue, 11 with
+    the file's kind, mwzeval's metrics and its Moses tokenizer in modules of their own)."""
     import importlib.util
     from pathlib import Path
 
@@ -177,4 +178,4 @@ def test_the_success_path_calls_down_only(small_system):
     found = tracer.trace(str(small_system))
     assert found["calls_up"] == []
     assert found["modules"][0] == "mwz_metrics.cli.evaluate" and "mwz_metrics.multiwoz.success" in found["modules"]
-    assert found["count"] <= 11, found["modules"]
+    assert found["count"] <= 8, found["modules"]

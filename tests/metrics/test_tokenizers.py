@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacremoses import MosesDetokenizer, MosesTokenizer
 
-from mwz_metrics.multiwoz import moses
+from mwz_metrics.multiwoz import normalize
 
 TOKENIZER, DETOKENIZER = MosesTokenizer(lang="en"), MosesDetokenizer(lang="en")
 ASCII = {chr(i) for i in range(128)}
@@ -36,8 +36,8 @@ def test_the_ascii_classes_are_sacremoses_ones():
     assert _ascii_members(MosesTokenizer.IsAlpha) == _ascii_members(MosesDetokenizer.IsAlpha) == letters
     assert _ascii_members(MosesTokenizer.IsN) == "0123456789"
     assert _ascii_members(MosesTokenizer.IsSc) == _ascii_members(MosesDetokenizer.IsSc) == "$"
-    assert _ascii_members(MosesTokenizer.IsLower) == "".join(sorted(moses.LOWER))
-    prefixes, numeric_only = moses._prefixes()
+    assert _ascii_members(MosesTokenizer.IsLower) == "".join(sorted(normalize.LOWER))
+    prefixes, numeric_only = normalize._prefixes()
     assert prefixes == set(TOKENIZER.NONBREAKING_PREFIXES)
     assert numeric_only == set(TOKENIZER.NUMERIC_ONLY_PREFIXES)
 
@@ -56,13 +56,13 @@ def test_the_ascii_classes_are_sacremoses_ones():
     ],
 )
 def test_known_cases(text):
-    assert moses.round_trip(text) == sacremoses_round_trip(text)
+    assert normalize.round_trip(text) == sacremoses_round_trip(text)
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=PUNCTUATED, max_size=40))
 def test_generated_ascii_text(text):
-    assert moses.round_trip(text) == sacremoses_round_trip(text)
+    assert normalize.round_trip(text) == sacremoses_round_trip(text)
 
 
 def test_the_responses_and_references_here(shared):
@@ -76,14 +76,14 @@ def test_the_responses_and_references_here(shared):
             texts.update(t.lower() for t in turns if isinstance(t, str))
     assert len(texts) > 40_000
     chosen = sorted(texts) if os.environ.get("MWZ_MOSES_ALL") == "1" else sorted(texts)[::4]
-    differing = [t for t in chosen if moses.round_trip(t) != sacremoses_round_trip(t)]
+    differing = [t for t in chosen if normalize.round_trip(t) != sacremoses_round_trip(t)]
     assert differing == []
 
 
 def test_ascii_text_does_not_import_sacremoses():
     code = (
-        "import sys; from mwz_metrics.multiwoz import moses; "
-        "print(moses.round_trip('i have booked it , the reference is [ref] .')); print('sacremoses' in sys.modules)"
+        "import sys; from mwz_metrics.multiwoz import normalize; "
+        "print(normalize.round_trip('i have booked it , the reference is [ref] .')); print('sacremoses' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["i have booked it, the reference is [ref].", "False"]

@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mwz_metrics import outputs
-from mwz_metrics.file_kinds import is_session_file
-from mwz_metrics.inputs import InputError
+from mwz_metrics.inputs import InputError, is_session_file
 from mwz_metrics.records import header as headers
 from mwz_metrics.records.header import FORMAT as FORMAT
 from mwz_metrics.records.header import FORMAT_VERSION as FORMAT_VERSION
@@ -218,7 +217,7 @@ def drop_sessions(path: str | os.PathLike, keys: set[Hashable]) -> None:
 
 
 def looks_like_session_file(path: str | os.PathLike) -> bool:
-    """Whether a file starts with a session-file header (:func:`mwz_metrics.file_kinds.is_session_file`)."""
+    """Whether a file starts with a session-file header (:func:`mwz_metrics.inputs.is_session_file`)."""
     return is_session_file(path)
 
 

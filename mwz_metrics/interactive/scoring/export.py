@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from mwz_metrics.file_kinds import EXPORT_KEY
+from mwz_metrics.inputs import EXPORT_KEY
 from mwz_metrics.records.session import end_reason, speakers_and_texts, system_turns
 from mwz_metrics.records.session import turns as session_turns
 from mwz_metrics.records.turns import acts_of as acts_of  # re-exported: the scoring reads it here
