@@ -22,11 +22,11 @@ short names, ``success``):
   :class:`Presentation`; its direction and version are its registry entry's; :class:`Scored` joins
   the three after scoring, so nothing is patched into a result.
 
-Metrics that share work declare the same ``group`` in their entries: :func:`load_all` makes one
-:class:`Group` of the members asked for, and each member is scored ``score(inputs, group)`` with the
-group's :class:`GroupScoring` of that system: mwzeval's four read and normalize the responses once
-(the first member scores the others), share one signature, and hand the responses they rewrote to
-the metrics scored after them. Inputs are never written. A metric that may be scored in a forked
+Metrics that share work declare the same ``group`` in their entries: :func:`load_all` joins the
+members asked for into one metric (the first one's ``join``), scored once per system: mwzeval's four
+become one metric that reads and normalizes the responses once and gives each member's figures, one
+signature for them all, and the responses it rewrote, which the metrics scored after it read. Inputs
+are never written. A metric that may be scored in a forked
 worker process (no threads of its own, as a torch model has) says ``forks = True``; ``mwz compare``
 then scores the systems in parallel.
 
@@ -48,8 +48,6 @@ from typing import Any
 from mwz_metrics.inputs import InputError
 
 # The protocol's types, here too: commands and contributors import them from this module.
-from mwz_metrics.metric_types import Group as Group
-from mwz_metrics.metric_types import GroupScoring as GroupScoring
 from mwz_metrics.metric_types import Metric as Metric
 from mwz_metrics.metric_types import MetricInputs as MetricInputs
 from mwz_metrics.metric_types import MetricResult as MetricResult
@@ -59,12 +57,13 @@ from mwz_metrics.settings import EvaluationSettings as EvaluationSettings
 
 @dataclasses.dataclass(frozen=True)
 class Loaded:
-    """A metric made with its options, its registry entry, how it is shown, and its group (if any)."""
+    """A metric made with its options, its registry entry and how it is shown. ``metric`` is what is
+    scored: for a member of a group, the one metric its group's members joined into (``joined``)."""
 
     metric: Metric
     entry: Any  # mwz_plugins.registry.MetricEntry
     presentation: Presentation
-    group: Group | None = None
+    joined: bool = False
 
     @property
     def name(self) -> str:
@@ -223,9 +222,9 @@ def load(request: MetricRequest) -> tuple[Metric, Any]:
 
 
 def load_all(requests: Sequence[MetricRequest]) -> list[Loaded]:
-    """Every requested metric, made once (a metric asked twice, once), with its entry, its presentation
-    and its group (one :class:`Group` per registered ``group`` among them), in the registry's order (the
-    built-ins first, as registered), whatever order they were asked in."""
+    """Every requested metric, made once (a metric asked twice, once), with its entry and presentation,
+    in the registry's order (the built-ins first, as registered), whatever order they were asked in; the
+    members of a registered ``group`` joined into one metric (the first member's ``join``)."""
     from mwz_plugins import get_registry
 
     registry = get_registry()
@@ -235,17 +234,30 @@ def load_all(requests: Sequence[MetricRequest]) -> list[Loaded]:
             metric, found = load(request)
             made[found.name] = metric, found
     order = list(registry.metrics)
-    groups: dict[str, Group] = {}
-    loaded = []
-    for name in sorted(made, key=order.index):
+    names = sorted(made, key=order.index)
+    members: dict[str, list[Metric]] = {}
+    for name in names:
         metric, found = made[name]
-        group = None
         if found.group:
-            group = groups.setdefault(found.group, Group(found.group))
-            group.members.append(metric)
+            members.setdefault(found.group, []).append(metric)
+    joined = {group: _join(group, metrics) for group, metrics in members.items()}
+    loaded = []
+    for name in names:
+        metric, found = made[name]
         presentation = getattr(metric, "presentation", None) or Presentation()
-        loaded.append(Loaded(metric, found, presentation, group))
+        if found.group:
+            loaded.append(Loaded(joined[found.group], found, presentation, joined=True))
+        else:
+            loaded.append(Loaded(metric, found, presentation))
     return loaded
+
+
+def _join(group: str, metrics: Sequence[Metric]) -> Metric:
+    """The one metric the members of ``group`` join into."""
+    join = getattr(metrics[0], "join", None)
+    if join is None:
+        raise TypeError(f"metric {metrics[0].name} declares the group {group!r} but has no join(metrics): a bug")
+    return join(list(metrics))
 
 
 def with_defaults(requests: Sequence[MetricRequest]) -> list[MetricRequest]:
@@ -268,8 +280,8 @@ def score(
     loaded: Sequence[Loaded], inputs: MetricInputs, earlier: Mapping[str, Scored] | None = None
 ) -> dict[str, Scored]:
     """Each loaded metric's result on ``inputs``, in order (:class:`InputError` for a metric that does
-    not score them). The members of a group are scored through one :class:`GroupScoring`, so that they
-    share their work; a metric outside a group sees ``predictions`` as a mapping (read from ``source``
+    not score them). The members of a group are scored once, through the metric they joined into; a
+    metric outside a group sees ``predictions`` as a mapping (read from ``source``
     where they come from a file), with the responses a group rewrote (here or in ``earlier``, results of
     other metrics on the same system: a comparison scores mwzeval's in other processes) in their place."""
     for item in loaded:
@@ -281,17 +293,19 @@ def score(
                 f"--metric {found.name}: it needs the test set's references, which only predictions and "
                 "sessions of the replay simulator have"
             )
-    passes: dict[str, GroupScoring] = {}
+    passes: dict[int, MetricResult] = {}  # one pass per joined metric
     out: dict[str, Scored] = {}
-    for item in loaded:  # the groups first: the others may read what they rewrote
-        if item.group is not None:
-            scoring = passes.setdefault(item.group.name, item.group.scoring())
-            result = item.metric.score(inputs, scoring)  # type: ignore[call-arg]
-            out[item.name] = Scored(result, item.entry, item.presentation, scoring.shared, scoring.responses)
+    for item in loaded:  # the joined first: the others may read what they rewrote
+        if item.joined:
+            if id(item.metric) not in passes:
+                passes[id(item.metric)] = item.metric.score(inputs)
+            joint = passes[id(item.metric)]
+            result = next(r for r in joint.figures if r.name == item.name)
+            out[item.name] = Scored(result, item.entry, item.presentation, joint.section(), joint.responses)
     responses = next((s.responses for s in [*(earlier or {}).values(), *out.values()] if s.responses is not None), None)
     read: list[MetricInputs] = []  # a file is read once, and only for a metric scored on its own
     for item in loaded:
-        if item.group is None:
+        if not item.joined:
             if not read:
                 read.append(_as_read(inputs, responses))
             out[item.name] = Scored(item.metric.score(read[0]), item.entry, item.presentation)

@@ -1,5 +1,5 @@
 """What a metric of dialogues is given and gives (the protocol of :mod:`mwz_metrics.metric`): its
-inputs, its result (figures only), how tables show it, and the pass a group of metrics shares.
+inputs, its result (figures only) and how tables show it.
 
 A metric's module imports these and nothing of :mod:`mwz_metrics.metric`, which loads and calls it:
 the metric sits below the commands that score it, and the calls go down only.
@@ -21,13 +21,13 @@ if TYPE_CHECKING:  # numpy's import is a tenth of mwz evaluate -s -r: only a res
 class MetricInputs:
     """What a metric is given: a static system's predictions or an interactive run's sessions.
 
-    ``source``: the predictions file, when they come from one (a group may read it itself, so that
-    errors name it; a metric scored on its own gets ``predictions`` read); ``settings``: the command's
+    ``source``: the predictions file, when they come from one (a joined metric reads it itself, so
+    that errors name it; any other gets ``predictions`` read); ``settings``: the command's
     evaluation options a metric may read (``chain``, ``styles``, ``gold_states``, the Inform/Success
     variant, ``per_dialogue``, ``dialogue_scores`` when a comparison resamples every figure); for
     sessions, ``predictions`` holds their system turns in mwzeval's format, ``truth`` builds their goals
     and bookings from the test set a metric reads, and ``aligned`` says whether they replay the test
-    dialogues. Nothing is written into it: what metrics share, they share through their group.
+    dialogues. Nothing is written into it: metrics that share work join into one (:class:`Metric`).
     """
 
     predictions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
@@ -61,7 +61,9 @@ class MetricResult:
     as a result of its own in ``figures``; tables and the bootstrap read those in its place.
     ``report``: the JSON section it writes (default: value, ci95, per_domain); ``columns``: its
     per-dialogue columns, where they are not one ``per_dialogue`` under its name; ``model``: what the
-    result's signature line names (a model), ``signature``: its own signature details.
+    result's signature line names (a model), ``signature``: its own signature details; ``responses``:
+    the responses as it read them, where it rewrote them (mwzeval's delexicalized ones; by dialogue key):
+    the metrics scored after it read these.
     """
 
     name: str
@@ -75,6 +77,7 @@ class MetricResult:
     report: Any = None
     model: str = ""
     signature: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    responses: Mapping[str, list[str]] | None = None
 
     def section(self) -> Any:
         """The JSON a result holds under the metric's name."""
@@ -110,47 +113,15 @@ class Presentation:
     lines: Callable[[MetricResult], list[str]] | None = None
 
 
-@dataclasses.dataclass
-class Group:
-    """The metrics of one registered group (their entries' ``group``) that a command asked for, and what
-    they share while the command holds them (``cache``: mwzeval's evaluators and test sets)."""
-
-    name: str
-    members: list[Metric] = dataclasses.field(default_factory=list)
-    cache: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def scoring(self) -> GroupScoring:
-        """A fresh pass of the group over one system's inputs."""
-        return GroupScoring(self)
-
-
-@dataclasses.dataclass
-class GroupScoring:
-    """One pass of a group over one system's inputs: each member's ``score(inputs, group)`` receives it.
-    The first member to score may score the others too (``results``); ``shared`` is what the group writes
-    once beside its members' sections (mwzeval's keys, coverage, warnings, signature), ``responses`` the
-    responses it read where it rewrote them (delexicalized): the other metrics of these inputs read them."""
-
-    group: Group
-    results: dict[str, MetricResult] = dataclasses.field(default_factory=dict)
-    shared: dict[str, Any] = dataclasses.field(default_factory=dict)
-    responses: dict[str, list[str]] | None = None
-
-    @property
-    def members(self) -> list[Metric]:
-        """The group's metrics asked for, in the registry's order."""
-        return self.group.members
-
-    @property
-    def cache(self) -> dict[str, Any]:
-        """What the group keeps for as long as the command holds it."""
-        return self.group.cache
-
-
 @runtime_checkable
 class Metric(Protocol):
-    """Anything with a ``name`` that scores a system's dialogues: ``score(inputs)``, or, for a member of
-    a registered group, ``score(inputs, group)`` with the group's :class:`GroupScoring`."""
+    """Anything with a ``name`` that scores a system's dialogues: ``score(inputs)``.
+
+    Metrics whose registry entries declare the same ``group`` share their work: the commands ask the
+    first of those asked for ``join(metrics)``, one metric that scores them all in one pass, and score
+    that instead. Its result holds each member's result in ``figures`` (named by the member's name,
+    its entry's key), in ``report`` what it writes once beside their sections (mwzeval's keys,
+    coverage, warnings, signature), and in ``responses`` what it rewrote."""
 
     name: str
 

@@ -4,9 +4,9 @@
 protocol (:mod:`mwz_metrics.metric`): ``success``, ``bleu``, ``richness`` and ``dst``, registered by the
 built-in plugin like any contributor's metric (``make_success`` ...).
 
-They form one group: asked together, one :class:`Evaluator` pass reads and normalizes the responses
-once and scores each (mwzeval computes them so), and they share that pass's coverage, warnings and
-signature. Each gives its figures as results of their own (Inform and Success; BLEU per style;
+They form one group: asked together, they join into one metric, :class:`Mwzeval`, whose one
+:class:`Evaluator` pass reads and normalizes the responses once and scores each (mwzeval computes them
+so); they share that pass's coverage, warnings and signature. Each gives its figures as results of their own (Inform and Success; BLEU per style;
 richness's seven; joint accuracy and slot F1) with what each dialogue contributes where a comparison
 asks for it (``settings["dialogue_scores"]``). Options (``--metric success:matching=intersection``)
 override the command's settings: ``success`` takes the fields of
@@ -33,7 +33,7 @@ from typing import Any
 
 from mwz_datasets.fuzzy import partial_ratio
 from mwz_metrics.inputs import InputError, Predictions, check_against_test_set, load_predictions
-from mwz_metrics.metric_types import Group, GroupScoring, MetricInputs, MetricResult, Presentation
+from mwz_metrics.metric_types import MetricInputs, MetricResult, Presentation
 from mwz_metrics.multiwoz import bleu as bleu_lib
 from mwz_metrics.multiwoz import dst as dst_lib
 from mwz_metrics.multiwoz import richness as richness_lib
@@ -540,8 +540,9 @@ _EVALUATOR_SETTINGS = (
 
 
 class MwzevalMetric:
-    """One of mwzeval's metrics; the first of its group to score scores the group's others in the same
-    pass (through the :class:`~mwz_metrics.metric.GroupScoring` its members receive)."""
+    """One of mwzeval's metrics, as ``make_success`` and the others make it. Asked together with others
+    of its group, it is scored through :class:`Mwzeval`, the one metric they join into (:meth:`join`);
+    alone, by a pass of its own."""
 
     forks = True  # pure Python and numpy: a comparison may score systems in forked workers
 
@@ -550,14 +551,56 @@ class MwzevalMetric:
         self.options = dict(options)
         self.presentation = Presentation(lines=functools.partial(_lines_of, name))
 
-    def score(self, inputs: MetricInputs, group: GroupScoring | None = None) -> MetricResult:
-        """This metric's result: from the group's pass (made by the first member to score), or, without a
-        group, from a pass of its own."""
-        if group is None:
-            group = Group("mwzeval", [self]).scoring()
-        if self.name not in group.results:
-            _score_group(group, inputs)
-        return group.results[self.name]
+    def join(self, metrics: Sequence[MwzevalMetric]) -> Mwzeval:
+        """mwzeval as one metric scoring ``metrics`` (of which this is one) in one pass."""
+        return Mwzeval(metrics)
+
+    def score(self, inputs: MetricInputs) -> MetricResult:
+        """This metric's result, from a pass of its own."""
+        return Mwzeval([self]).score(inputs).figures[0]
+
+
+class Mwzeval:
+    """mwzeval's metrics asked together, as one metric: one :class:`Evaluator` pass reads and normalizes
+    the responses once and scores each (mwzeval computes them so).
+
+    Its result holds one result per member in ``figures``, named by the member; ``report``, what the
+    pass writes once beside their sections (mwzeval's keys, coverage, warnings, signature);
+    ``responses``, the responses as it read them where it rewrote them (delexicalized). Its evaluators
+    and test sets stay in ``cache`` as long as the command holds it (every system of a comparison), so
+    the references and memoized queries stay warm.
+    """
+
+    forks = True
+
+    def __init__(self, members: Sequence[MwzevalMetric]) -> None:
+        self.members = list(members)
+        self.name = "+".join(m.name for m in self.members)
+        self.cache: dict[str, Any] = {}
+
+    def score(self, inputs: MetricInputs) -> MetricResult:
+        """Every member's result on ``inputs``, from one evaluator pass."""
+        settings = inputs.settings.given()
+        for member in self.members:
+            settings.update(member.options)
+        if settings.get("styles") is not None:
+            settings["styles"] = list(settings["styles"])
+        parts = [part for part in PARTS if part in {m.name for m in self.members}]
+        scorer = _evaluator(self.cache, parts, settings, inputs.data_dir)
+        predictions: Any = inputs.predictions if inputs.predictions is not None else inputs.source
+        if predictions is None:
+            raise InputError("no predictions to score")
+        truth = inputs.truth(scorer.testset) if callable(inputs.truth) else inputs.truth
+        result = scorer.evaluate(predictions, sessions=truth)
+        timings = ", ".join(f"{k} {v:.2f}s" for k, v in scorer.timings.items())
+        logger.info("mwzeval's %s: %s", "+".join(parts), timings)
+        statistics = (
+            bleu_lib.dialogue_statistics(scorer.last_bleu_inputs)
+            if "bleu" in parts and settings.get("dialogue_scores")
+            else {}
+        )
+        figures = [_RESULTS[member.name](result, statistics) for member in self.members]
+        return MetricResult(self.name, None, figures=figures, report=result, responses=scorer.last_delexicalized)
 
 
 def _make(name: str, options: Mapping[str, str]) -> MwzevalMetric:
@@ -611,35 +654,6 @@ def _evaluator(cache: dict[str, Any], parts: Sequence[str], settings: Mapping[st
         flags: dict[str, Any] = {part: part in parts for part in PARTS}
         cache[key] = Evaluator(**flags, testset=shared, data_dir=data_dir, **options)
     return cache[key]
-
-
-def _score_group(group: GroupScoring, inputs: MetricInputs) -> None:
-    """One evaluator pass over ``inputs`` for every metric of the group asked, each its own result; the
-    evaluators and test sets stay in the group's cache as long as the command holds the metrics (every
-    system of a comparison), so the references and memoized queries stay warm."""
-    metrics = [m for m in group.members if isinstance(m, MwzevalMetric)]
-    settings = inputs.settings.given()
-    for metric in metrics:
-        settings.update(metric.options)
-    if settings.get("styles") is not None:
-        settings["styles"] = list(settings["styles"])
-    parts = [part for part in PARTS if part in {m.name for m in metrics}]
-    scorer = _evaluator(group.cache, parts, settings, inputs.data_dir)
-    predictions: Any = inputs.predictions if inputs.predictions is not None else inputs.source
-    if predictions is None:
-        raise InputError("no predictions to score")
-    truth = inputs.truth(scorer.testset) if callable(inputs.truth) else inputs.truth
-    result = scorer.evaluate(predictions, sessions=truth)
-    logger.info("mwzeval's %s: %s", "+".join(parts), ", ".join(f"{k} {v:.2f}s" for k, v in scorer.timings.items()))
-    statistics = (
-        bleu_lib.dialogue_statistics(scorer.last_bleu_inputs)
-        if "bleu" in parts and settings.get("dialogue_scores")
-        else {}
-    )
-    group.shared = result
-    group.responses = scorer.last_delexicalized  # the other metrics read the same responses
-    for metric in metrics:
-        group.results[metric.name] = _RESULTS[metric.name](result, statistics)
 
 
 def _lines_of(name: str, result: MetricResult) -> list[str]:

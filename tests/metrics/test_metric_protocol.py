@@ -47,10 +47,10 @@ def test_defaults_come_from_the_registry_when_none_of_their_group_is_asked():
     assert [r.name for r in metric.with_defaults([metric.MetricRequest("dst")])] == ["dst"]  # an old name too
     loaded = metric.load_all([metric.MetricRequest(n) for n in ("mwz_fluency", "mwz_dst", "mwz_success")])
     assert [item.name for item in loaded] == ["success", "dst", "fluency"]  # the registry's order, by key
-    # groups are the registry's declared ones: success and dst share one, fluency has none
+    # groups are the registry's declared ones: success and dst join into one metric, fluency has none
     success, dst, fluency = loaded
-    assert success.group is dst.group and success.group.name == "mwzeval" and fluency.group is None
-    assert success.group.members == [success.metric, dst.metric]
+    assert success.joined and dst.joined and not fluency.joined
+    assert success.metric is dst.metric and success.metric.name == "success+dst" and fluency.metric.name == "fluency"
     assert fluency.presentation == metric.Presentation(label="sent-score", digits=3)
 
 
@@ -58,7 +58,7 @@ def test_a_result_holds_figures_only_and_inputs_are_never_written():
     import dataclasses
 
     fields = {f.name for f in dataclasses.fields(metric.MetricResult)}
-    assert not fields & {"higher_is_better", "version", "label", "digits", "lines", "shared", "responses", "memo"}
+    assert not fields & {"higher_is_better", "version", "label", "digits", "lines", "shared", "memo"}
     assert "memo" not in {f.name for f in dataclasses.fields(metric.MetricInputs)}
     result = metric.MetricResult("x", 1.0)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -117,14 +117,14 @@ def test_each_metric_scored_alone_equals_the_group_pass(small_system):
         assert [(f.name, f.value) for f in alone.each_figure()] == [
             (f.name, f.value) for f in together[name].each_figure()
         ]
-    # the group's members share one evaluator, kept in the group (not in the inputs) for the next system
+    # the group's members join into one metric with one evaluator, kept in it (not in the inputs) for the next system
     loaded = metric.load_all([metric.MetricRequest(n) for n in ("success", "bleu")])
     metric.score(loaded, inputs)
-    group = loaded[0].group
-    kept = dict(group.cache)
-    assert loaded[1].group is group and kept
+    joined = loaded[0].metric
+    kept = dict(joined.cache)
+    assert loaded[1].metric is joined and kept
     again = metric.score(loaded, inputs)
-    assert group.cache.keys() == kept.keys() and all(group.cache[k] is kept[k] for k in kept)
+    assert joined.cache.keys() == kept.keys() and all(joined.cache[k] is kept[k] for k in kept)
     assert again["success"].section() == together["success"].section()
     figures = {f.name: f for r in together.values() for f in r.each_figure()}
     assert {"inform", "success", "bleu:mwz22", "richness:msttr"} <= set(figures)
