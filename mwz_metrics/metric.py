@@ -128,10 +128,12 @@ class Scored:
 @dataclasses.dataclass(frozen=True)
 class MetricRequest:
     """A metric asked for by name (its name or, until the next release, an old name), with its options
-    (``mwz_fluency:model=gpt2``)."""
+    (``mwz_fluency:model=gpt2``). An old name says so in a :class:`DeprecationWarning` once: when
+    :meth:`parse` reads it, else when the request is loaded (``said``: whether it has been said)."""
 
     name: str
     options: tuple[tuple[str, str], ...] = ()
+    said: bool = dataclasses.field(default=False, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str, *, warn: bool = True) -> MetricRequest:
@@ -148,7 +150,7 @@ class MetricRequest:
             raise InputError(f"--metric {text!r}: no metric name")
         if warn:
             _say_old(name.strip(), stacklevel=3)
-        return cls(name.strip(), tuple(options))
+        return cls(name.strip(), tuple(options), said=True)  # said here, or by the caller its way
 
 
 def old_name(name: str) -> str | None:
@@ -203,9 +205,12 @@ def _entry(name: str) -> Any:
 
 
 def load(request: MetricRequest) -> tuple[Metric, Any]:
-    """The metric a request names, made with its options, and its registry entry."""
+    """The metric a request names, made with its options, and its registry entry (an old name not yet
+    said, said: a request built directly, ``MetricRequest("success")``)."""
     from mwz_metrics.extras import require_extra
 
+    if not request.said:
+        _say_old(request.name, stacklevel=3)
     found = _entry(request.name)
     if found.extra:
         require_extra(found.extra, *found.modules)

@@ -110,15 +110,16 @@ def test_a_metric_option_is_the_command_setting(small_system, capsys):
 def test_each_metric_scored_alone_equals_the_group_pass(small_system):
     settings = metric.EvaluationSettings(per_dialogue=True, dialogue_scores=True)
     inputs = metric.MetricInputs(source=str(small_system), settings=settings)
-    together = metric.score(metric.load_all([metric.MetricRequest(n) for n in ("success", "bleu", "richness")]), inputs)
-    for name in ("success", "bleu", "richness"):
-        alone = metric.score(metric.load_all([metric.MetricRequest(name)]), inputs)[name]
+    names = ("success", "bleu", "richness")
+    together = metric.score(metric.load_all([metric.MetricRequest(f"mwz_{n}") for n in names]), inputs)
+    for name in names:
+        alone = metric.score(metric.load_all([metric.MetricRequest(f"mwz_{name}")]), inputs)[name]
         assert alone.section() == together[name].section()
         assert [(f.name, f.value) for f in alone.each_figure()] == [
             (f.name, f.value) for f in together[name].each_figure()
         ]
     # the group's members join into one metric with one evaluator, kept in it (not in the inputs) for the next system
-    loaded = metric.load_all([metric.MetricRequest(n) for n in ("success", "bleu")])
+    loaded = metric.load_all([metric.MetricRequest(n) for n in ("mwz_success", "mwz_bleu")])
     metric.score(loaded, inputs)
     joined = loaded[0].metric
     kept = dict(joined.cache)
