@@ -5,13 +5,13 @@ protocol (:mod:`mwz_metrics.metric`): ``success``, ``bleu``, ``richness`` and ``
 built-in plugin like any contributor's metric (``make_success`` ...).
 
 They form one group: asked together, they join into one metric, :class:`Mwzeval`, whose one
-:class:`Evaluator` pass reads and normalizes the responses once and scores each (mwzeval computes them
-so); they share that pass's coverage, warnings and signature. Each gives its figures as results of their own (Inform and Success; BLEU per style;
-richness's seven; joint accuracy and slot F1) with what each dialogue contributes where a comparison
-asks for it (``settings["dialogue_scores"]``). Options (``--metric success:matching=intersection``)
-override the command's settings: ``success`` takes the fields of
-:class:`~mwz_metrics.settings.SuccessConfig`, ``bleu`` those of :class:`~mwz_metrics.settings.BleuConfig`
-(``styles=damd+mwz22``).
+:class:`Evaluator` pass reads and normalizes the responses once and scores each (mwzeval computes
+them so); they share that pass's coverage, warnings and signature. Each gives its figures as results
+of their own (Inform and Success; BLEU per style; richness's seven; joint accuracy and slot F1), with
+what each dialogue contributes where a comparison asks for it (``settings["dialogue_scores"]``).
+Options (``--metric mwz_success:matching=intersection``) override the command's settings:
+``success`` takes the fields of :class:`~mwz_metrics.settings.SuccessConfig`, ``bleu`` those of
+:class:`~mwz_metrics.settings.BleuConfig` (``styles=damd+mwz22``).
 
 >>> from mwz_metrics.multiwoz.evaluator import Evaluator
 >>> result = Evaluator(bleu=False, success=False, richness=True).evaluate(
