@@ -42,8 +42,8 @@ class InteractiveResult(TypedDict, total=False):
     tokens: dict[str, Any]  # optional: an LLM system or simulator
     infrastructure: dict[str, Any]  # optional: sessions that ended for an infrastructure reason
     per_session: list[SessionFigures]
-    static_signature: str
+    static_signature: dict[str, Any]  # the static metrics' signature (its line, fields, options, sources)
     signature: dict[str, Any]
-    warnings: list[str]
+    warnings: list[dict[str, Any]]  # the static metrics' warnings, each an object with its "kind"
     not_scored: dict[str, str]  # optional: metrics left out, and why
     session_file: str  # with --result: the session file scored

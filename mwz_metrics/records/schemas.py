@@ -1,5 +1,6 @@
 """JSON Schemas of the records, generated from their declarations (one source): the request a system
-receives, the turn it returns, and a line of a session file (its header, a session, a resumption).
+receives, the turn it returns, a line of a session file (its header, a session, a resumption), and the
+result a run with user profiles writes (``--profile NAME --result FILE``).
 
 The committed files under ``schemas/`` are package data, published by the docs; a test holds them equal
 to what the records generate. After changing a record, write them again::
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 from mwz_metrics.records.header import ResumedLine, SessionFileHeader
+from mwz_metrics.records.profiles import ProfilesResult
 from mwz_metrics.records.request import Request
 from mwz_metrics.records.session import SessionRecord
 from mwz_metrics.records.turns import SystemAnswer
@@ -67,9 +69,11 @@ class _Builder:
         name = tp.__name__
         if name not in self.defs:
             self.defs[name] = {}  # a placeholder: a record that holds itself refers to itself
-            # with postponed annotations __required_keys__ cannot see NotRequired: read the hints themselves
+            # with postponed annotations __required_keys__ cannot see NotRequired: read the hints themselves;
+            # __optional_keys__ still knows each key's class totality (a record extending a total=False one)
             hints = get_type_hints(tp, include_extras=True)
-            optional = {key for key, hint in hints.items() if get_origin(hint) is NotRequired or not tp.__total__}
+            optional = {key for key, hint in hints.items() if get_origin(hint) is NotRequired}
+            optional |= set(tp.__optional_keys__)
             optional -= {key for key, hint in hints.items() if get_origin(hint) is Required}
             self.defs[name] = {
                 "type": "object",
@@ -101,6 +105,11 @@ def generated() -> dict[str, str]:
             SessionFileHeader,
             SessionRecord,
             ResumedLine,
+        ),
+        "profiles-result.schema.json": schema(
+            "profiles-result.schema.json",
+            "mwz interact --profile NAME --result FILE: every user's result, the robustness, the sessions broken",
+            ProfilesResult,
         ),
     }
     return {name: json.dumps(body, indent=2, ensure_ascii=False) + "\n" for name, body in schemas.items()}
