@@ -253,9 +253,10 @@ def tiny_causal_lm(folder: Path, texts: list[str], *, bpe: bool = False, positio
     return folder
 
 
-# The oracle, slowed down: 10 ms a turn, and where SLOW_AFTER is set, 2 s a turn after that many
-# sessions (goal and trial), so that a signal sent once the first sessions are on disk always finds the
-# run going, however loaded the machine.
+# The oracle, slowed down where SLOW_AFTER is set (the run to be killed): 10 ms a turn, then 2 s a turn
+# after that many sessions (goal and trial), so that a signal sent once the first sessions are on disk
+# always finds the run going, however loaded the machine. Without it (the resumed and the uninterrupted
+# runs) the oracle answers at once: a wait there changes no line of the files, it only took 10 s a test.
 SLOW_SYSTEM = """
 import os, time
 from mwz_metrics.interactive.harness.context import InteractiveContext
@@ -267,7 +268,8 @@ def make():
     after = int(os.environ.get("SLOW_AFTER", "0"))
     def respond(request):
         seen.add((request["dialogue_id"], request.get("trial")))
-        time.sleep(2.0 if after and len(seen) > after else 0.01)
+        if after:
+            time.sleep(2.0 if len(seen) > after else 0.01)
         return oracle.respond(request)
     return respond
 """
@@ -283,7 +285,8 @@ def kill_9_then_resume(tmp_path: Path, synth22: Path, arguments: list[str], *, s
     import time
 
     (tmp_path / "slow_system.py").write_text(SLOW_SYSTEM)
-    environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": str(tmp_path)}
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))  # the caller's kept
+    environment = {**os.environ, "MWZ_MIRROR": str(synth22), "PYTHONPATH": path}
     command = [sys.executable, "-m", "mwz_metrics.cli", "-q", "interact", "--system", "slow_system:make", *arguments]
     killed = tmp_path / "killed.jsonl"
     process = subprocess.Popen(
