@@ -195,6 +195,19 @@ def one_line_error(ran) -> str:
     return lines[0]
 
 
+@pytest.fixture()
+def quick_retries(monkeypatch):
+    """The HTTP clients (a system's endpoint, a chat endpoint) wait 10 ms before a retry instead of 0.5 s,
+    doubled each time: for tests that count retries and failures, where the waits only took time (about
+    30 s of sleeping in three tests, 4 to 6 sessions at once); the test of the back-off's bound runs without it."""
+    from mwz_metrics.interactive import chat
+    from mwz_metrics.interactive.systems import http
+
+    for init in (chat.ChatClient.__init__, http.HttpSystem.__init__):
+        assert "backoff" in init.__kwdefaults__, init  # the setting this fixture shortens is still there
+        monkeypatch.setitem(init.__kwdefaults__, "backoff", 0.01)
+
+
 @pytest.fixture(scope="session")
 def synth22() -> Path:
     """The synthetic full-scale MultiWOZ 2.2 mirror (2.1 content in 2.2 format)."""

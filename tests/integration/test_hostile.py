@@ -377,7 +377,7 @@ def test_what_a_system_prints_at_import_in_its_factory_and_answering_is_logged_u
 # -- everything at once ----------------------------------------------------------------------------
 
 
-def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path, cli):
+def test_a_system_mixing_every_bad_answer_loses_nothing(env, context, tmp_path, cli, quick_retries):
     from mwz_metrics.interactive.systems.reference import OracleSystem
 
     oracle = OracleSystem(context)

@@ -225,7 +225,7 @@ class _Stub:
         self.server.server_close()
 
 
-def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context, tmp_path):
+def test_http_system_failures_are_counted_and_nothing_else_is_lost(env, context, tmp_path, quick_retries):
     stub = _Stub(context)
     try:
         # the stub answers with the oracle, which reads the user's acts: give them (act level)

@@ -163,7 +163,7 @@ def test_an_llm_agent_with_database_tools_over_http(context, tmp_path, policy, l
         assert not any(t.get("state") for t in system_turns)
 
 
-def test_an_llm_agent_retries_an_overloaded_endpoint_and_times_out_a_silent_one(context):
+def test_an_llm_agent_retries_an_overloaded_endpoint_and_times_out_a_silent_one(context, quick_retries):
     from chat_stub import ChatStub
 
     from mwz_metrics.interactive.harness import api
