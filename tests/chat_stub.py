@@ -276,7 +276,8 @@ class ChatStub:
         self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def __enter__(self) -> ChatStub:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # polled every 50 ms, not 0.5 s: shutdown() waits for the next poll, at every stop of a stub
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -78,7 +78,8 @@ class HostileSystem:
         self.lifetime = lifetime
 
     def __enter__(self) -> HostileSystem:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # polled every 50 ms, not 0.5 s: shutdown() waits for the next poll, at every stop of a stub
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self._stop = threading.Timer(self.lifetime, self.server.shutdown)
         self._stop.daemon = True
         self._stop.start()

@@ -217,7 +217,7 @@ class _Stub:
         self.slow = ""
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/respond"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def close(self):
@@ -316,7 +316,7 @@ def test_llm_simulator_against_a_stub_chat_server(env, context):
             self.wfile.write(data)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         endpoint = f"http://127.0.0.1:{server.server_address[1]}/v1"
         run = api.prepare(

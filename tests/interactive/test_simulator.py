@@ -565,7 +565,7 @@ def test_the_llm_user_hears_the_system_and_its_key_goes_in_a_header_only(env, co
             self.wfile.write(data)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     secret = "sk-test-5e3c7a91d2"
     monkeypatch.setenv("MWZ_LLM_API_KEY", secret)
     out = tmp_path / "llm.jsonl"
