@@ -26,9 +26,8 @@ Metrics that share work declare the same ``group`` in their entries: :func:`load
 members asked for into one metric (the first one's ``join``), scored once per system: mwzeval's four
 become one metric that reads and normalizes the responses once and gives each member's figures, one
 signature for them all, and the responses it rewrote, which the metrics scored after it read. Inputs
-are never written. A metric that may be scored in a forked
-worker process (no threads of its own, as a torch model has) says ``forks = True``; ``mwz compare``
-then scores the systems in parallel.
+are never written. A metric that may be scored in a forked worker process (no threads of its own, as
+a torch model has) says ``forks = True``; ``mwz compare`` then scores the systems in parallel.
 
 The types a metric is given and gives live in :mod:`mwz_metrics.metric_types` (a metric's module
 imports them and nothing of this one, which calls it) and are importable from here too.
@@ -63,7 +62,11 @@ class Loaded:
     metric: Metric
     entry: Any  # mwz_plugins.registry.MetricEntry
     presentation: Presentation
-    joined: bool = False
+
+    @property
+    def joined(self) -> bool:
+        """Whether it is scored through the metric its group joined into (its entry names a group)."""
+        return bool(self.entry.group)
 
     @property
     def name(self) -> str:
@@ -250,10 +253,7 @@ def load_all(requests: Sequence[MetricRequest]) -> list[Loaded]:
     for name in names:
         metric, found = made[name]
         presentation = getattr(metric, "presentation", None) or Presentation()
-        if found.group:
-            loaded.append(Loaded(joined[found.group], found, presentation, joined=True))
-        else:
-            loaded.append(Loaded(metric, found, presentation))
+        loaded.append(Loaded(joined[found.group] if found.group else metric, found, presentation))
     return loaded
 
 

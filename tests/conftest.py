@@ -215,19 +215,24 @@ def synth22() -> Path:
 
 
 @pytest.fixture(scope="module")
-def synth22_context(synth22, tmp_path_factory):
+def synth22_module_env(synth22, tmp_path_factory):
+    """``MWZ_MIRROR`` at the synth22 mirror and ``MWZ_CACHE`` at the run's cache, for a whole module."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MWZ_MIRROR", str(synth22))
+        patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
+        yield synth22
+
+
+@pytest.fixture(scope="module")
+def synth22_context(synth22_module_env):
     """One interactive context of the synth22 mirror for a module, on the run's cache, everything
     (templates, reader, goals, database) loaded once."""
     from mwz_metrics.interactive.harness.context import InteractiveContext
 
-    patch = pytest.MonkeyPatch()
-    patch.setenv("MWZ_MIRROR", str(synth22))
-    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
     context = InteractiveContext()
     context.goals  # noqa: B018
     context.reader  # noqa: B018
-    yield context
-    patch.undo()
+    return context
 
 
 @pytest.fixture()

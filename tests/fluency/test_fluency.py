@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import session_cache, shared_path, tiny_causal_lm
+from conftest import shared_path, tiny_causal_lm
 
 from mwz_metrics.fluency import api
 from mwz_metrics.fluency.model import NgramFluency, same_identity, shipped_manifest
@@ -16,17 +16,7 @@ from mwz_metrics.fluency.ngram import KneserNey
 
 
 @pytest.fixture(scope="module")
-def mirror_env(tmp_path_factory):
-    mirror = shared_path("data", "mirror-synth22")
-    patch = pytest.MonkeyPatch()
-    patch.setenv("MWZ_MIRROR", str(mirror))
-    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
-    yield mirror
-    patch.undo()
-
-
-@pytest.fixture(scope="module")
-def model(mirror_env):
+def model(synth22_module_env):
     return api.shared_model()
 
 
@@ -81,7 +71,7 @@ def test_placeholder_styles_score_alike(model):
     assert max(scores) - min(scores) <= 0.01
 
 
-def test_one_number_through_every_door(mirror_env, model, tmp_path):
+def test_one_number_through_every_door(synth22_module_env, model, tmp_path):
     """evaluate.load("mwz_fluency"), mwz fluency, mwz evaluate/compare --fluency and mwz interact --fluency."""
     import evaluate
 
@@ -94,7 +84,7 @@ def test_one_number_through_every_door(mirror_env, model, tmp_path):
     expected = api.score_predictions(subset, model=model)["fluency"]
     assert evaluate.load("mwz_fluency").compute(predictions=subset)["fluency"] == expected
 
-    environment = {**os.environ, "MWZ_MIRROR": str(mirror_env)}
+    environment = {**os.environ, "MWZ_MIRROR": str(synth22_module_env)}
 
     def mwz(*args):
         out = subprocess.run(
@@ -116,8 +106,8 @@ def test_one_number_through_every_door(mirror_env, model, tmp_path):
     assert "fluency" in interacted["signature"] and "model:kn4" in interacted["signature"]["line"]
 
 
-def test_bad_inputs_get_one_line(mirror_env, tmp_path):
-    environment = {**os.environ, "MWZ_MIRROR": str(mirror_env)}
+def test_bad_inputs_get_one_line(synth22_module_env, tmp_path):
+    environment = {**os.environ, "MWZ_MIRROR": str(synth22_module_env)}
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     empty = tmp_path / "empty.json"
@@ -174,7 +164,7 @@ def test_sgd_is_read_in_both_forms(tmp_path):
     assert sgd_system_texts(str(tmp_path / "turns.jsonl")) == ["[NAME] is in [PLACE]."]
 
 
-def test_a_causal_lm_is_fine_tuned_reproducibly_and_scores(mirror_env, tmp_path):
+def test_a_causal_lm_is_fine_tuned_reproducibly_and_scores(synth22_module_env, tmp_path):
     """No download: a tiny GPT-2 with a word-level tokenizer built here stands in for gpt2."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
@@ -194,7 +184,7 @@ def test_a_causal_lm_is_fine_tuned_reproducibly_and_scores(mirror_env, tmp_path)
     assert a.identity()["weights_sha256"] == b.identity()["weights_sha256"]
 
 
-def test_a_causal_lms_score_is_per_subword_token_and_the_signature_says_so(mirror_env, tmp_path):
+def test_a_causal_lms_score_is_per_subword_token_and_the_signature_says_so(synth22_module_env, tmp_path):
     """Under a subword tokenizer a word is several tokens: the Sent-Score averages over the tokens (and the
     end of text), as Cheng et al. score with GPT-2, and the signature says ``tokens=subwords``."""
     torch = pytest.importorskip("torch")

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, session_cache, shared_path
+from conftest import run_cli, shared_path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -26,17 +26,7 @@ SEEDED = settings(
 
 
 @pytest.fixture(scope="module")
-def synth22(tmp_path_factory):
-    mirror = shared_path("data", "mirror-synth22")
-    patch = pytest.MonkeyPatch()
-    patch.setenv("MWZ_MIRROR", str(mirror))
-    patch.setenv("MWZ_CACHE", str(session_cache(tmp_path_factory)))
-    yield mirror
-    patch.undo()
-
-
-@pytest.fixture(scope="module")
-def valid(synth22, tmp_path_factory) -> tuple[Path, bytes]:
+def valid(synth22_module_env, tmp_path_factory) -> tuple[Path, bytes]:
     ubar = json.loads(shared_path("data", "mwzeval", "predictions", "ubar.json").read_text())
     subset = {k: ubar[k] for k in sorted(ubar)[:3]}
     path = tmp_path_factory.mktemp("valid") / "ubar3.json"
@@ -108,7 +98,7 @@ def _comparable(command: str, stdout: str) -> object:
 
 
 @pytest.fixture(scope="module")
-def dstc9_entry(synth22, tmp_path_factory) -> tuple[Path, bytes]:
+def dstc9_entry(synth22_module_env, tmp_path_factory) -> tuple[Path, bytes]:
     pytest.importorskip("jsonschema")
     entry = shared_path("data", "dstc9", "results", "baseline", "entry0.json")
     path = tmp_path_factory.mktemp("dstc9") / "entry0.json"
