@@ -57,9 +57,11 @@ def trace(path: str) -> dict[str, Any]:
         if isinstance(value, str):
             return value == path or value in responses
         kind = type(value).__name__
-        if kind in ("MetricInputs", "MetricResult", "Scored"):
+        if kind in ("MetricInputs", "MetricResult"):
             return True
         if isinstance(value, dict):
+            if any(type(item).__name__ == "MetricResult" for item in value.values()):  # results by key
+                return True
             if "success" in value and isinstance(value["success"], dict) and "inform" in value:
                 return True
             return len(value) == len(predictions) and bool(value) and next(iter(value)).lower() in keys

@@ -18,16 +18,22 @@ short names, ``success``):
   what each dialogue contributes (a :class:`~mwz_metrics.bootstrap.DialogueScores`: ``mwz compare``
   resamples it for its intervals and pairs it against a baseline), per-domain and per-dialogue
   values, and its signature fields (what the result's signature line names, and its own details);
-  a metric of several figures gives each as a result of its own. How tables show it is its
-  :class:`Presentation`; its direction and version are its registry entry's; :class:`Scored` joins
-  the three after scoring, so nothing is patched into a result.
+  a metric of several figures gives each as a result of its own;
+- how it is **shown**: its :class:`Presentation` (label, decimals, its own lines of a table), with
+  its direction and version, which are its registry entry's (:func:`presentations`).
+
+Three types lie between a request and a printed figure: :class:`MetricRequest`, :class:`MetricResult`
+and :class:`Presentation`. :func:`load_all` makes the metrics of the requests (by key),
+:func:`score` gives their results on a system's inputs (by key), :func:`assemble` writes them as
+``mwz evaluate``'s JSON and each presentation prints its figure.
 
 Metrics that share work declare the same ``group`` in their entries: :func:`load_all` joins the
 members asked for into one metric (the first one's ``join``), scored once per system: mwzeval's four
 become one metric that reads and normalizes the responses once and gives each member's figures, one
-signature for them all, and the responses it rewrote, which the metrics scored after it read. Inputs
-are never written. A metric that may be scored in a forked worker process (no threads of its own, as
-a torch model has) says ``forks = True``; ``mwz compare`` then scores the systems in parallel.
+signature for them all (each member's result holds it in ``shared``), and the responses it rewrote,
+which the metrics scored after it read. Inputs are never written. A metric that may be scored in a
+forked worker process (no threads of its own, as a torch model has) says ``forks = True``; ``mwz
+compare`` then scores the systems in parallel.
 
 The types a metric is given and gives live in :mod:`mwz_metrics.metric_types` (a metric's module
 imports them and nothing of this one, which calls it) and are importable from here too.
@@ -52,80 +58,6 @@ from mwz_metrics.metric_types import MetricInputs as MetricInputs
 from mwz_metrics.metric_types import MetricResult as MetricResult
 from mwz_metrics.metric_types import Presentation as Presentation
 from mwz_metrics.settings import EvaluationSettings as EvaluationSettings
-
-
-@dataclasses.dataclass(frozen=True)
-class Loaded:
-    """A metric made with its options, its registry entry and how it is shown. ``metric`` is what is
-    scored: for a member of a group, the one metric its group's members joined into (``joined``)."""
-
-    metric: Metric
-    entry: Any  # mwz_plugins.registry.MetricEntry
-    presentation: Presentation
-
-    @property
-    def joined(self) -> bool:
-        """Whether it is scored through the metric its group joined into (its entry names a group)."""
-        return bool(self.entry.group)
-
-    @property
-    def name(self) -> str:
-        """The key its figures go under (its entry's ``key``: the built-ins' short names, ``success``)."""
-        return str(self.entry.key)
-
-
-@dataclasses.dataclass(frozen=True)
-class Scored:
-    """A metric's result joined with what is not the metric's to compute: its registry entry (direction,
-    version), its presentation, and what its group's pass wrote once for its members (``shared``: the
-    keys written beside the sections; ``responses``: the responses it rewrote). Small and picklable: a
-    comparison's forked workers send it back."""
-
-    result: MetricResult
-    entry: Any
-    presentation: Presentation = Presentation()
-    shared: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    responses: Mapping[str, list[str]] | None = None
-
-    @property
-    def name(self) -> str:
-        """The key its figures go under (its entry's ``key``: the built-ins' short names, ``success``)."""
-        return str(self.entry.key)
-
-    @property
-    def higher_is_better(self) -> bool:
-        """Its direction, from the registry."""
-        return bool(self.entry.higher_is_better)
-
-    @property
-    def version(self) -> str:
-        """Its version, from the registry."""
-        return str(self.entry.version)
-
-    def section(self) -> Any:
-        """The JSON it holds under the metric's name."""
-        return self.result.section()
-
-    def section_lines(self) -> list[str]:
-        """Its section of ``mwz evaluate``'s table: its presentation's lines, else ``label value [low,
-        high]`` and which way is better."""
-        if self.presentation.lines is not None:
-            return list(self.presentation.lines(self.result))
-        result, digits = self.result, self.presentation.digits + 1
-        shown = "n/a" if result.value is None else f"{result.value:.{digits}f}"
-        if result.ci95:
-            shown += f" [{result.ci95[0]:.{digits}f}, {result.ci95[1]:.{digits}f}]"
-        better = "" if self.higher_is_better else " (lower is better)"
-        label = self.presentation.label or result.name
-        return [f"====== {result.name.upper()} ======", f"{label:15}{shown}{better}", ""]
-
-    def each_figure(self) -> list[MetricResult]:
-        """Its figures (see :meth:`MetricResult.each_figure`)."""
-        return self.result.each_figure()
-
-    def dialogue_columns(self) -> dict[str, Mapping[str, Any]]:
-        """Its per-dialogue columns (see :meth:`MetricResult.dialogue_columns`)."""
-        return self.result.dialogue_columns()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -229,10 +161,11 @@ def load(request: MetricRequest) -> tuple[Metric, Any]:
     return metric, found
 
 
-def load_all(requests: Sequence[MetricRequest]) -> list[Loaded]:
-    """Every requested metric, made once (a metric asked twice, once), with its entry and presentation,
-    in the registry's order (the built-ins first, as registered), whatever order they were asked in; the
-    members of a registered ``group`` joined into one metric (the first member's ``join``)."""
+def load_all(requests: Sequence[MetricRequest]) -> dict[str, Metric]:
+    """Every requested metric, made once (a metric asked twice, once), by the key its figures go under
+    (``success``), in the registry's order (the built-ins first, as registered), whatever order they
+    were asked in; the members of a registered ``group`` are joined into one metric (the first member's
+    ``join``), which each of their keys names."""
     from mwz_plugins import get_registry
 
     registry = get_registry()
@@ -249,11 +182,10 @@ def load_all(requests: Sequence[MetricRequest]) -> list[Loaded]:
         if found.group:
             members.setdefault(found.group, []).append(metric)
     joined = {group: _join(group, metrics) for group, metrics in members.items()}
-    loaded = []
+    loaded = {}
     for name in names:
         metric, found = made[name]
-        presentation = getattr(metric, "presentation", None) or Presentation()
-        loaded.append(Loaded(joined[found.group] if found.group else metric, found, presentation))
+        loaded[str(found.key)] = joined[found.group] if found.group else metric
     return loaded
 
 
@@ -281,16 +213,37 @@ def with_defaults(requests: Sequence[MetricRequest]) -> list[MetricRequest]:
     return [MetricRequest(e.name) for e in defaults] + list(requests)
 
 
+def presentations(loaded: Mapping[str, Metric]) -> dict[str, Presentation]:
+    """How tables show each loaded metric, by key: its own :class:`Presentation` (a joined metric's
+    member's), with its direction and version from its registry entry."""
+    out = {}
+    for key, metric in loaded.items():
+        found = _entries()[key]
+        own = next((m for m in getattr(metric, "members", ()) if m.name == key), metric)
+        shown = getattr(own, "presentation", None) or Presentation()
+        out[key] = dataclasses.replace(shown, higher_is_better=bool(found.higher_is_better), version=str(found.version))
+    return out
+
+
+def _entries() -> dict[str, Any]:
+    """The registered metrics of dialogues, by the key their figures go under."""
+    from mwz_plugins import get_registry
+
+    return {str(found.key): found for found in get_registry().dialogue_metrics.values()}
+
+
 def score(
-    loaded: Sequence[Loaded], inputs: MetricInputs, earlier: Mapping[str, Scored] | None = None
-) -> dict[str, Scored]:
-    """Each loaded metric's result on ``inputs``, in order (:class:`InputError` for a metric that does
-    not score them). The members of a group are scored once, through the metric they joined into; a
-    metric outside a group sees ``predictions`` as a mapping (read from ``source``
-    where they come from a file), with the responses a group rewrote (here or in ``earlier``, results of
-    other metrics on the same system: a comparison scores mwzeval's in other processes) in their place."""
-    for item in loaded:
-        found = item.entry
+    loaded: Mapping[str, Metric], inputs: MetricInputs, earlier: Mapping[str, MetricResult] | None = None
+) -> dict[str, MetricResult]:
+    """Each loaded metric's result on ``inputs``, by key, in order (:class:`InputError` for a metric that
+    does not score them). The members of a group are scored once, through the metric they joined into,
+    each result holding what that pass shares (``shared``, ``responses``); a metric outside a group sees
+    ``predictions`` as a mapping (read from ``source`` where they come from a file), with the responses a
+    group rewrote (here or in ``earlier``, results of other metrics on the same system: a comparison
+    scores mwzeval's in other processes) in their place."""
+    entries = _entries()
+    for key in loaded:
+        found = entries[key]
         if inputs.kind not in found.inputs:
             raise InputError(f"--metric {found.name}: it scores {' and '.join(found.inputs)}, not {inputs.kind}")
         if found.needs_references and not inputs.has_references:
@@ -299,22 +252,22 @@ def score(
                 "sessions of the replay simulator have"
             )
     passes: dict[int, MetricResult] = {}  # one pass per joined metric
-    out: dict[str, Scored] = {}
-    for item in loaded:  # the joined first: the others may read what they rewrote
-        if item.joined:
-            if id(item.metric) not in passes:
-                passes[id(item.metric)] = item.metric.score(inputs)
-            joint = passes[id(item.metric)]
-            result = next(r for r in joint.figures if r.name == item.name)
-            out[item.name] = Scored(result, item.entry, item.presentation, joint.section(), joint.responses)
-    responses = next((s.responses for s in [*(earlier or {}).values(), *out.values()] if s.responses is not None), None)
+    out: dict[str, MetricResult] = {}
+    for key, metric in loaded.items():  # the joined first: the others may read what they rewrote
+        if entries[key].group:
+            if id(metric) not in passes:
+                passes[id(metric)] = metric.score(inputs)
+            joint = passes[id(metric)]
+            result = next(r for r in joint.figures if r.name == key)
+            out[key] = dataclasses.replace(result, shared=joint.section(), responses=joint.responses)
+    responses = next((r.responses for r in [*(earlier or {}).values(), *out.values()] if r.responses is not None), None)
     read: list[MetricInputs] = []  # a file is read once, and only for a metric scored on its own
-    for item in loaded:
-        if not item.joined:
+    for key, metric in loaded.items():
+        if not entries[key].group:
             if not read:
                 read.append(_as_read(inputs, responses))
-            out[item.name] = Scored(item.metric.score(read[0]), item.entry, item.presentation)
-    return {item.name: out[item.name] for item in loaded}
+            out[key] = metric.score(read[0])
+    return {key: out[key] for key in loaded}
 
 
 def _as_read(inputs: MetricInputs, responses: Mapping[str, Sequence[str]] | None) -> MetricInputs:
@@ -358,56 +311,62 @@ def _session_with(session: Mapping[str, Any], responses: Sequence[str] | None) -
     return {**session, "turns": turns}
 
 
-def assemble(results: Mapping[str, Scored]) -> dict[str, Any]:
+def section_lines(result: MetricResult, shown: Presentation) -> list[str]:
+    """``result``'s section of ``mwz evaluate``'s table: its presentation's own lines (a metric's
+    function: called from here, above the metric), else ``label value [low, high]`` and which way is
+    better."""
+    if shown.lines is not None:
+        return list(shown.lines(result))
+    digits = shown.digits + 1
+    value = "n/a" if result.value is None else f"{result.value:.{digits}f}"
+    if result.ci95:
+        value += f" [{result.ci95[0]:.{digits}f}, {result.ci95[1]:.{digits}f}]"
+    better = "" if shown.higher_is_better else " (lower is better)"
+    label = shown.label or result.name
+    return [f"====== {result.name.upper()} ======", f"{label:15}{value}{better}", ""]
+
+
+def assemble(results: Mapping[str, MetricResult], shown: Mapping[str, Presentation]) -> dict[str, Any]:
     """``mwz evaluate``'s JSON of a system: what each group shares (mwzeval's keys, coverage, warnings,
-    signature), then each metric's section under its name; every metric outside a group signs the
-    signature (:func:`signed`)."""
+    signature), then each metric's section under its key; every metric outside a group signs the
+    signature (:func:`signed`; ``shown``: the metrics' presentations, which hold their versions)."""
     out: dict[str, Any] = {}
-    for scored in results.values():
-        for key, value in scored.shared.items():
+    for result in results.values():
+        for key, value in result.shared.items():
             out.setdefault(key, value)
-    for name, scored in results.items():
-        out[name] = scored.section()
+    for key, result in results.items():
+        out[key] = result.section()
     if "signature" not in out:
         from mwz_metrics.signature import Signature
 
         out["signature"] = Signature.build("dialogues").as_dict()
-    for scored in results.values():
-        if "signature" not in scored.shared:
-            out["signature"] = signed(out["signature"], scored)
+    for key, result in results.items():
+        if "signature" not in result.shared:
+            out["signature"] = signed(out["signature"], result, shown[key])
     return out
 
 
-def add_to_summary(summary: dict[str, Any], results: Mapping[str, Scored]) -> None:
-    """Each metric into a summary (``mwz interact``'s result): its value under its name, its interval in
-    ``ci95``, its per-domain values and own signature line beside, its model in the signature."""
-    for name, scored in results.items():
-        result = scored.result
-        summary[name] = result.value
-        summary.setdefault("ci95", {})[name] = result.ci95
+def add_to_summary(
+    summary: dict[str, Any], results: Mapping[str, MetricResult], shown: Mapping[str, Presentation]
+) -> None:
+    """Each metric into a summary (``mwz interact``'s result): its value under its key, its interval in
+    ``ci95``, its per-domain values and own signature line beside, its model in the signature, how
+    tables show it (``shown``) under ``metrics``."""
+    for key, result in results.items():
+        summary[key] = result.value
+        summary.setdefault("ci95", {})[key] = result.ci95
         by_domain = result.section().get("per_domain")
         if by_domain:
-            summary[f"{name}_by_domain"] = by_domain
+            summary[f"{key}_by_domain"] = by_domain
         if result.signature.get("line"):
-            summary[f"{name}_signature"] = result.signature["line"]
-        summary["signature"] = signed(summary["signature"], scored)
-        summary.setdefault("metrics", {})[name] = describe(scored)
+            summary[f"{key}_signature"] = result.signature["line"]
+        summary["signature"] = signed(summary["signature"], result, shown[key])
+        summary.setdefault("metrics", {})[key] = shown[key].describe(result)
 
 
-def describe(scored: Scored) -> dict[str, Any]:
-    """How tables show a metric: its label, direction and decimals."""
-    return {
-        "label": scored.presentation.label or scored.result.name,
-        "higher_is_better": scored.higher_is_better,
-        "digits": scored.presentation.digits,
-        "version": scored.version,
-    }
-
-
-def signed(signature: dict[str, Any], scored: Scored) -> dict[str, Any]:
+def signed(signature: dict[str, Any], result: MetricResult, shown: Presentation) -> dict[str, Any]:
     """A result's signature with a metric added: what it names in the line (its model, else
     ``name@version``), ``NAME=true`` among the options, its own details under its name."""
     from mwz_metrics.signature import with_model
 
-    result = scored.result
-    return with_model(signature, result.model or f"{result.name}@{scored.version}", result.name, dict(result.signature))
+    return with_model(signature, result.model or f"{result.name}@{shown.version}", result.name, dict(result.signature))

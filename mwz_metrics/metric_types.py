@@ -1,5 +1,8 @@
 """What a metric of dialogues is given and gives (the protocol of :mod:`mwz_metrics.metric`): its
-inputs, its result (figures only) and how tables show it.
+inputs, its result (figures only) and how tables show it. Between a request and a printed figure there
+are three types: :class:`~mwz_metrics.metric.MetricRequest` (a metric by name, with its options),
+:class:`MetricResult` (its figures) and :class:`Presentation` (how it is shown); the system's
+dialogues travel beside them in :class:`MetricInputs`.
 
 A metric's module imports these and nothing of :mod:`mwz_metrics.metric`, which loads and calls it:
 the metric sits below the commands that score it, and the calls go down only.
@@ -54,8 +57,8 @@ class MetricInputs:
 
 @dataclasses.dataclass(frozen=True)
 class MetricResult:
-    """One metric's figures for one system, and nothing else (see the module docstring): no
-    presentation (:class:`Presentation`), no registry data (:class:`Scored` joins them).
+    """One metric's figures for one system, and nothing else: no presentation and no registry data
+    (its :class:`Presentation` holds both).
 
     A metric with several figures (Inform and Success, BLEU per style, richness's seven) gives each
     as a result of its own in ``figures``; tables and the bootstrap read those in its place.
@@ -63,7 +66,9 @@ class MetricResult:
     per-dialogue columns, where they are not one ``per_dialogue`` under its name; ``model``: what the
     result's signature line names (a model), ``signature``: its own signature details; ``responses``:
     the responses as it read them, where it rewrote them (mwzeval's delexicalized ones; by dialogue key):
-    the metrics scored after it read these.
+    the metrics scored after it read these; ``shared``: for the result of a metric scored through the
+    one its group joined into, what that pass writes once beside the members' sections (mwzeval's keys,
+    coverage, warnings, signature; set by :func:`mwz_metrics.metric.score`).
     """
 
     name: str
@@ -78,6 +83,7 @@ class MetricResult:
     model: str = ""
     signature: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     responses: Mapping[str, list[str]] | None = None
+    shared: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def section(self) -> Any:
         """The JSON a result holds under the metric's name."""
@@ -104,13 +110,26 @@ class MetricResult:
 
 @dataclasses.dataclass(frozen=True)
 class Presentation:
-    """How tables show a metric (a metric's optional ``presentation`` attribute): its label (default:
-    its name), the decimals of a summary (its own section in ``mwz evaluate``: one more) and, for a
-    metric that writes its own section of ``mwz evaluate``'s table, the function writing it."""
+    """How tables show a metric. A metric may give its own (its optional ``presentation`` attribute:
+    its label, default its name; the decimals of a summary, one more in its own section of ``mwz
+    evaluate``; for a metric that writes its own section of that table, the function writing it);
+    :func:`mwz_metrics.metric.presentations` adds its direction and version, which are its registry
+    entry's."""
 
     label: str = ""
     digits: int = 2
     lines: Callable[[MetricResult], list[str]] | None = None
+    higher_is_better: bool = True
+    version: str = ""
+
+    def describe(self, result: MetricResult) -> dict[str, Any]:
+        """What a summary says of how tables show ``result``: its label, direction, decimals and version."""
+        return {
+            "label": self.label or result.name,
+            "higher_is_better": self.higher_is_better,
+            "digits": self.digits,
+            "version": self.version,
+        }
 
 
 @runtime_checkable
@@ -118,10 +137,11 @@ class Metric(Protocol):
     """Anything with a ``name`` that scores a system's dialogues: ``score(inputs)``.
 
     Metrics whose registry entries declare the same ``group`` share their work: the commands ask the
-    first of those asked for ``join(metrics)``, one metric that scores them all in one pass, and score
-    that instead. Its result holds each member's result in ``figures`` (named by the member's name,
-    its entry's key), in ``report`` what it writes once beside their sections (mwzeval's keys,
-    coverage, warnings, signature), and in ``responses`` what it rewrote."""
+    first of those asked for ``join(metrics)``, one metric that scores them all in one pass (its
+    ``members``: the metrics joined, each named by its entry's key), and score that instead. Its
+    result holds each member's result in ``figures`` (named by the member's name), in ``report`` what
+    it writes once beside their sections (mwzeval's keys, coverage, warnings, signature), and in
+    ``responses`` what it rewrote."""
 
     name: str
 

@@ -72,12 +72,15 @@ def evaluator_options(args: argparse.Namespace) -> EvaluationSettings:
     )
 
 
-def _table(result: dict, scored: dict) -> str:
-    """The readable report: each metric's section in the order of the JSON, coverage, warnings, signature."""
+def _table(result: dict, scored: dict, shown: dict) -> str:
+    """The readable report: each metric's section in the order of the JSON (as ``shown`` prints it),
+    coverage, warnings, signature."""
+    from mwz_metrics import metric
+
     lines = []
     for key in result:
         if key in scored:
-            lines += scored[key].section_lines()
+            lines += metric.section_lines(scored[key], shown[key])
     coverage = result.get("coverage")
     if coverage:
         lines.append(
@@ -134,12 +137,13 @@ def run(args: argparse.Namespace) -> int:
     inputs = metric.MetricInputs(predictions=predictions, source=args.input, data_dir=args.data_dir, settings=given)
     logger.info("evaluating")
     scored = metric.score(loaded, inputs)
-    result = metric.assemble(scored)
+    shown = metric.presentations(loaded)
+    result = metric.assemble(scored, shown)
     logger.info("done in %.2f s", time.perf_counter() - started)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(_table(result, scored))
+        print(_table(result, scored, shown))
     write_json(result, args.output)
     return 0
 

@@ -33,7 +33,7 @@ from mwz_metrics.records.session import SessionRecord
 logger = logging.getLogger("mwz.interact")
 
 RunAndScore = Callable[[argparse.Namespace, str, "str | None"], tuple[dict[str, Any], dict[str, Any], list[Any]]]
-Scored = tuple[InteractiveResult, RunConfig, list[SessionRecord]]  # what run_and_score returns, as records
+RunScored = tuple[InteractiveResult, RunConfig, list[SessionRecord]]  # what run_and_score returns, as records
 
 
 def profile_names(args: argparse.Namespace) -> list[str]:
@@ -72,13 +72,13 @@ def run_profiles(args: argparse.Namespace, output: str, run_and_score: RunAndSco
     return 0
 
 
-def _run(args: argparse.Namespace, output: str, profile: str | None, run_and_score: RunAndScore) -> Scored:
+def _run(args: argparse.Namespace, output: str, profile: str | None, run_and_score: RunAndScore) -> RunScored:
     """One user's run (or its resumption, or its file scored) and its outcomes written into its file."""
     from mwz_metrics.interactive.harness import sessions as session_files
 
     if args.score_only:
-        return cast(Scored, run_and_score(args, output, profile))
+        return cast(RunScored, run_and_score(args, output, profile))
     with session_files.exclusive(output):  # one writer, from the first session to the outcomes
         result, config, sessions = run_and_score(args, output, profile)
         session_files.add_outcomes(output, result["per_session"])
-    return cast(Scored, (result, config, sessions))
+    return cast(RunScored, (result, config, sessions))

@@ -43,11 +43,12 @@ _WORKER: dict[str, Any] = {}  # what a forked worker inherits: the metrics and t
 class _Scoring:
     """How every static system is scored: the loaded metrics and the settings they all share."""
 
-    loaded: list[Any]  # mwz_metrics.metric.Loaded
+    loaded: dict[str, Any]  # the metrics by key (mwz_metrics.metric.load_all)
     settings: EvaluationSettings
     data_dir: str | None
     resamples: int
     seed: int
+    shown: dict[str, Any]  # how tables show each, by key (mwz_metrics.metric.presentations)
 
     def inputs(self, name: str, predictions: Any) -> Any:
         """One system's :class:`~mwz_metrics.metric.MetricInputs` (a file is read where a metric needs it)."""
@@ -69,7 +70,7 @@ class _Scoring:
 
 
 def _score_one(
-    scoring: _Scoring, loaded: list, name: str, predictions: Any, known: Mapping[str, Any] | None = None
+    scoring: _Scoring, loaded: Mapping[str, Any], name: str, predictions: Any, known: Mapping[str, Any] | None = None
 ) -> tuple[str, dict[str, Any]]:
     """One system's results of ``loaded`` (an input error names the system); ``known``: its results of
     other metrics, whose rewritten responses these read too."""
@@ -91,7 +92,7 @@ def default_jobs(systems: int) -> int:
     return max(1, min(os.cpu_count() or 1, systems - 1))
 
 
-def _score_all(scoring: _Scoring, loaded: list, systems: Mapping[str, Any], *, jobs: int | None):
+def _score_all(scoring: _Scoring, loaded: Mapping[str, Any], systems: Mapping[str, Any], *, jobs: int | None):
     """(name, results) for every system, in order. The first system is scored here, which loads the
     references, goals, database and BLEU reference statistics once; with ``jobs`` > 1 the others are
     scored by forked workers that inherit all of it (the same numbers as in one process)."""
@@ -117,8 +118,8 @@ def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | 
     """Every static system's metric results, in the registry's order. Metrics that may run in a forked
     worker (``forks``: mwzeval's) are scored in parallel over the systems; the others (a model with
     threads of its own) one system after another in this process, each loaded once for all."""
-    forking = [item for item in scoring.loaded if getattr(item.metric, "forks", False)]
-    staying = [item for item in scoring.loaded if not getattr(item.metric, "forks", False)]
+    forking = {key: m for key, m in scoring.loaded.items() if getattr(m, "forks", False)}
+    staying = {key: m for key, m in scoring.loaded.items() if not getattr(m, "forks", False)}
     measured: dict[str, dict[str, Any]] = {name: {} for name in systems}
     if forking:
         scored = _score_all(scoring, forking, systems, jobs=jobs)
@@ -127,7 +128,7 @@ def _score_static(scoring: _Scoring, systems: Mapping[str, Any], *, jobs: int | 
     if staying:
         for name, predictions in progress(systems.items(), "metrics", total=len(systems)):
             measured[name].update(_score_one(scoring, staying, name, predictions, measured[name])[1])
-    order = [item.name for item in scoring.loaded]
+    order = list(scoring.loaded)
     return {name: {m: results[m] for m in order} for name, results in measured.items()}
 
 
@@ -628,15 +629,15 @@ def compare(
         robust = _robustness(users, interactive, base, resamples=resamples, seed=seed)
         rows += _robustness_rows(robust)
     rows.sort(key=lambda row: list(systems).index(row["system"]))  # the order the user gave (stable)
-    assembled = {name: _assembled(results) for name, results in measured.items()}
+    assembled = {name: _assembled(results, scoring.shown) for name, results in measured.items()}
     return Comparison(
         systems=list(systems),
         rows=rows,
-        signature=_signature(measured, interactive, common_dialogues),
+        signature=_signature(measured, interactive, common_dialogues, scoring.shown),
         baseline=baseline,
         per_dialogue=_dialogue_rows(measured) if per_dialogue else [],
         results={**assembled, **interactive},
-        settings=_settings(measured, assembled, interactive, resamples, seed, common_dialogues)
+        settings=_settings(measured, assembled, interactive, resamples, seed, common_dialogues, scoring.shown)
         | ({"interactive_pairs": pairs} if pairs else {})
         | ({"robustness": robust} if robust else {}),
     )
@@ -687,18 +688,19 @@ def _scoring(
 
     given = options if isinstance(options, EvaluationSettings) else typed(EvaluationSettings, options or {}, "settings")
     settings = given.replace(per_dialogue=True, bleu_per_dialogue=False, dialogue_scores=True)
-    return _Scoring(metric.load_all(requests), settings, settings.data_dir, resamples, seed)
+    loaded = metric.load_all(requests)
+    return _Scoring(loaded, settings, settings.data_dir, resamples, seed, metric.presentations(loaded))
 
 
-def _assembled(results: Mapping[str, Any]) -> dict[str, Any]:
+def _assembled(results: Mapping[str, Any], shown: Mapping[str, Any]) -> dict[str, Any]:
     """A system's results as ``mwz evaluate`` writes them."""
     from mwz_metrics import metric
 
-    return metric.assemble(results)
+    return metric.assemble(results, shown)
 
 
 def _signature(
-    measured: Mapping[str, Mapping[str, Any]], interactive: Mapping[str, Any], common: bool
+    measured: Mapping[str, Mapping[str, Any]], interactive: Mapping[str, Any], common: bool, shown: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The table's signature: each system's group signature (mwzeval's); a metric with a signature line
     of its own (coherence's model) adds that line for the systems it scored, another one its name and
@@ -708,14 +710,14 @@ def _signature(
     signed = {}
     lines: dict[str, list[str]] = {}
     for name, results in measured.items():
-        signature = metric.assemble({m: r for m, r in results.items() if r.shared})["signature"]
-        for scored in results.values():
-            if scored.shared:
+        signature = metric.assemble({m: r for m, r in results.items() if r.shared}, shown)["signature"]
+        for key, result in results.items():
+            if result.shared:
                 continue
-            if scored.result.signature.get("line"):
-                lines.setdefault(name, []).append(scored.result.signature["line"])
+            if result.signature.get("line"):
+                lines.setdefault(name, []).append(result.signature["line"])
             else:
-                signature = metric.signed(signature, scored)
+                signature = metric.signed(signature, result, shown[key])
         signed[name] = {"signature": signature}
     signature = _combined_signature(signed, interactive, lines)
     if common:
@@ -733,19 +735,18 @@ def _settings(
     resamples: int,
     seed: int,
     common: bool,
+    shown: Mapping[str, Any],
 ) -> dict[str, Any]:
     """What the renderings say of the table: the bootstrap, each system's dialogues, the metrics of
     dialogues beside mwzeval's (their labels and directions)."""
-    from mwz_metrics import metric
-
     dialogues_of = {}
     for name, results in measured.items():
         coverage = assembled[name].get("coverage") or {}
         dialogues_of[name] = len(_dialogues(results)) or coverage.get("dialogues", 0)
     dialogues_of.update({n: r["sessions"] for n, r in interactive.items()})
-    shown = {m: metric.describe(r) for results in measured.values() for m, r in results.items() if not r.shared}
+    described = {m: shown[m].describe(r) for results in measured.values() for m, r in results.items() if not r.shared}
     for result in interactive.values():
-        shown.update(result.get("metrics") or {})
+        described.update(result.get("metrics") or {})
     gold = [n for n, r in assembled.items() if str((r.get("success") or {}).get("states", "")).startswith("gold")]
     return {
         "resamples": resamples,
@@ -755,7 +756,7 @@ def _settings(
         "common_dialogues": bool(common),
         "gold_states": gold,  # Inform/Success from MultiWOZ 2.2's gold states: the system predicts none
         "warnings_of": {n: r.get("warnings") or [] for n, r in {**assembled, **interactive}.items()},
-        **({"metrics": shown} if shown else {}),
+        **({"metrics": described} if described else {}),
         **({"interactive": {n: _run_label(r["run"]) for n, r in interactive.items()}} if interactive else {}),
     }
 

@@ -11,6 +11,7 @@ from conftest import run_cli, shared_path
 
 from mwz_metrics import metric
 from mwz_metrics.inputs import InputError
+from mwz_plugins import get_registry
 
 
 @pytest.fixture()
@@ -25,8 +26,6 @@ def small_system(tmp_path, monkeypatch):
 
 
 def test_every_metric_of_dialogues_is_registered_alike():
-    from mwz_plugins import get_registry
-
     entries = get_registry().dialogue_metrics
     mwzeval = ["mwz_success", "mwz_bleu", "mwz_richness", "mwz_dst"]
     assert {*mwzeval, "mwz_session_coherence", "mwz_fluency"} <= set(entries)
@@ -46,19 +45,25 @@ def test_defaults_come_from_the_registry_when_none_of_their_group_is_asked():
     assert [r.name for r in metric.with_defaults([metric.MetricRequest("mwz_dst")])] == ["mwz_dst"]
     assert [r.name for r in metric.with_defaults([metric.MetricRequest("dst")])] == ["dst"]  # an old name too
     loaded = metric.load_all([metric.MetricRequest(n) for n in ("mwz_fluency", "mwz_dst", "mwz_success")])
-    assert [item.name for item in loaded] == ["success", "dst", "fluency"]  # the registry's order, by key
+    assert list(loaded) == ["success", "dst", "fluency"]  # the registry's order, by key
     # groups are the registry's declared ones: success and dst join into one metric, fluency has none
-    success, dst, fluency = loaded
-    assert success.joined and dst.joined and not fluency.joined
-    assert success.metric is dst.metric and success.metric.name == "success+dst" and fluency.metric.name == "fluency"
-    assert fluency.presentation == metric.Presentation(label="sent-score", digits=3)
+    assert loaded["success"] is loaded["dst"] and loaded["success"].name == "success+dst"
+    assert loaded["fluency"].name == "fluency"
+    # how each is shown: its own presentation (a member's, for a joined one), direction and version the registry's
+    shown = metric.presentations(loaded)
+    registry = get_registry().metrics
+    assert shown["fluency"] == metric.Presentation(
+        label="sent-score", digits=3, higher_is_better=False, version=registry["mwz_fluency"].version
+    )
+    assert shown["dst"].lines is not None and shown["success"].lines is not None
+    assert shown["success"].version == registry["mwz_success"].version and shown["success"].higher_is_better
 
 
 def test_a_result_holds_figures_only_and_inputs_are_never_written():
     import dataclasses
 
     fields = {f.name for f in dataclasses.fields(metric.MetricResult)}
-    assert not fields & {"higher_is_better", "version", "label", "digits", "lines", "shared", "memo"}
+    assert not fields & {"higher_is_better", "version", "label", "digits", "lines", "memo"}  # the presentation's
     assert "memo" not in {f.name for f in dataclasses.fields(metric.MetricInputs)}
     result = metric.MetricResult("x", 1.0)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -120,13 +125,16 @@ def test_each_metric_scored_alone_equals_the_group_pass(small_system):
         ]
     # the group's members join into one metric with one evaluator, kept in it (not in the inputs) for the next system
     loaded = metric.load_all([metric.MetricRequest(n) for n in ("mwz_success", "mwz_bleu")])
-    metric.score(loaded, inputs)
-    joined = loaded[0].metric
+    first = metric.score(loaded, inputs)
+    joined = loaded["success"]
     kept = dict(joined.cache)
-    assert loaded[1].metric is joined and kept
+    assert loaded["bleu"] is joined and kept
     again = metric.score(loaded, inputs)
     assert joined.cache.keys() == kept.keys() and all(joined.cache[k] is kept[k] for k in kept)
     assert again["success"].section() == together["success"].section()
+    # each member's result holds what the pass shares, once for all: mwzeval's keys and signature, the responses
+    assert first["success"].shared is first["bleu"].shared and "signature" in first["success"].shared
+    assert first["success"].responses is first["bleu"].responses
     figures = {f.name: f for r in together.values() for f in r.each_figure()}
     assert {"inform", "success", "bleu:mwz22", "richness:msttr"} <= set(figures)
     # what each dialogue contributes gives back the figure itself
@@ -180,3 +188,21 @@ def test_the_success_path_calls_down_only(small_system):
     assert found["calls_up"] == []
     assert found["modules"][0] == "mwz_metrics.cli.evaluate" and "mwz_metrics.multiwoz.success" in found["modules"]
     assert found["count"] <= 8, found["modules"]
+
+
+def test_three_types_lie_between_a_request_and_a_printed_figure():
+    import inspect
+    import re
+
+    own = {n for n, v in vars(metric).items() if inspect.isclass(v) and v.__module__ == metric.__name__}
+    assert own == {"MetricRequest"}  # the rest are the protocol's, from metric_types
+    steps = (metric.load_all, metric.presentations, metric.score, metric.section_lines, metric.assemble)
+    named = {word for step in steps for word in re.findall(r"[A-Z]\w+", str(inspect.signature(step)))}
+    # the request, the result and its presentation; beside them the metric that scores and what it scores
+    assert named - {"Sequence", "Mapping", "None", "Any"} == {
+        "MetricRequest",
+        "MetricResult",
+        "Presentation",
+        "Metric",
+        "MetricInputs",
+    }

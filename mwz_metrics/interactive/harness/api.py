@@ -251,9 +251,10 @@ def score(
         loaded = warm.get(tuple(requests)) or warm.setdefault(tuple(requests), metric.load_all(requests))
     results = metric.score(loaded, inputs)
     if read is not None:
-        for scored in results.values():
+        for scored in results.values():  # the responses the joined pass rewrote
             read.update(scored.responses or {})
-    static = metric.assemble({name: r for name, r in results.items() if r.shared})  # mwzeval's, in one pass
+    shown = metric.presentations(loaded)
+    static = metric.assemble({name: r for name, r in results.items() if r.shared}, shown)  # mwzeval's, in one pass
     result = scoring.score_sessions(sessions, static, resamples=resamples, seed=seed)
     if infrastructure or exclude_infra:
         result["infrastructure"] = {
@@ -265,7 +266,7 @@ def score(
     result["signature"] = _signature(
         config, result, resamples=resamples, seed=seed, chain=chain, bleu=bleu_scored, exclude_infra=exclude_infra
     )
-    metric.add_to_summary(result, {name: r for name, r in results.items() if not r.shared})
+    metric.add_to_summary(result, {name: r for name, r in results.items() if not r.shared}, shown)
     if not_scored:
         result["not_scored"] = not_scored
     return result
