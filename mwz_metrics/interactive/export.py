@@ -10,7 +10,7 @@ from typing import Any
 from mwz_metrics.interactive.scoring import export as _moved
 from mwz_metrics.moved import UNTIL, public_names, read_moved
 
-__all__ = public_names(_moved)  # for ``import *``; each name warns as it is read
+__all__ = sorted({*public_names(_moved), "to_dataset"})  # for ``import *``; each name warns as it is read
 
 
 def __getattr__(name: str) -> Any:

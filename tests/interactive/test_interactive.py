@@ -418,7 +418,7 @@ def test_the_readme_example_system_runs(env, context, tmp_path, monkeypatch):
 
 def test_sessions_export_as_a_dataset(env, context):
     _, sessions = _run(context, "oracle", goals=5)
-    dataset = export.to_dataset(sessions)
+    dataset = export.sessions_dataset(sessions)
     assert dataset.num_rows == 5
     row = dataset[0]
     assert row["dialogue_id"] == sessions[0]["id"] and row["end_reason"] == "user_done"

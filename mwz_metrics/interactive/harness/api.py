@@ -392,11 +392,15 @@ def load_sessions(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[st
 
 
 def to_dataset(source: str | Path | Sequence[Mapping[str, Any]]):
-    """A ``datasets.Dataset`` of sessions (:func:`.export.to_dataset`): a session file's path (or an
-    export's), or session records."""
+    """A ``datasets.Dataset`` of sessions, one row per session: ``dialogue_id``, ``goal`` (JSON), the
+    crowd-worker ``messages`` of its goal, per turn its ``speakers``, ``texts``, ``acts`` and ``states``
+    (JSON), its ``end_reason`` and whether it was ``complete``.
+
+    ``source``: a session file's path (or its ``--predictions`` export's), or session records (as
+    :func:`load_sessions` gives them); :class:`InputError` for a file that is neither."""
     if isinstance(source, (str, Path)):
         loaded = load_sessions(source)
         if loaded is None:
             raise InputError(f"{source}: neither a session file of mwz interact nor its --predictions export")
         source = loaded[1]
-    return export.to_dataset(source)
+    return export.sessions_dataset(source)

@@ -137,16 +137,13 @@ def dialogue_sessions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, list[d
     return {s["id"]: speakers_and_texts(s) for s in sessions}
 
 
-def to_dataset(sessions: Sequence[Mapping[str, Any]]):
-    """A ``datasets.Dataset``: one row per session with its goal, turns, acts and end reason
-    (a session file's path: :func:`mwz_metrics.interactive.to_dataset`, which reads it)."""
+def sessions_dataset(sessions: Sequence[Mapping[str, Any]]):
+    """Session records as a ``datasets.Dataset`` (one row per session). The library's one function is
+    :func:`mwz_metrics.interactive.to_dataset`, which takes a session file's path or records."""
     import datasets
 
-    if isinstance(sessions, (str, bytes)) or hasattr(sessions, "__fspath__"):
-        raise TypeError(
-            "scoring.export.to_dataset takes session records; for a session file's path use "
-            "mwz_metrics.interactive.to_dataset(path)"
-        )
+    if isinstance(sessions, (str, bytes)) or hasattr(sessions, "__fspath__"):  # a bug of the caller
+        raise TypeError("sessions_dataset takes session records; a path is read by mwz_metrics.interactive.to_dataset")
 
     rows = []
     for session in sessions:
