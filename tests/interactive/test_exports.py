@@ -86,8 +86,10 @@ def test_to_dataset_reads_a_session_file_path(lexicalized_run):
         dataset = to_dataset(source)
         assert dataset.num_rows == 12 and dataset["dialogue_id"] == [r["id"] for r in records]
         assert dataset[0]["texts"] == [t["text"] for t in records[0]["turns"]]
-    with pytest.raises(TypeError, match=r"interactive.to_dataset\(path\)"):
-        __import__("mwz_metrics.interactive.scoring.export", fromlist=["x"]).to_dataset(str(sessions))
+    builder = __import__("mwz_metrics.interactive.scoring.export", fromlist=["x"])
+    assert not hasattr(builder, "to_dataset")  # one to_dataset: the library's, taking a path or records
+    with pytest.raises(TypeError, match=r"a path is read by mwz_metrics\.interactive\.to_dataset"):
+        builder.sessions_dataset(str(sessions))
 
 
 def test_explain_shows_mwzeval_failures_first_whatever_the_file_order(synth22, synth22_context, tmp_path):
