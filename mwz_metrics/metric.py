@@ -216,9 +216,9 @@ def with_defaults(requests: Sequence[MetricRequest]) -> list[MetricRequest]:
 def presentations(loaded: Mapping[str, Metric]) -> dict[str, Presentation]:
     """How tables show each loaded metric, by key: its own :class:`Presentation` (a joined metric's
     member's), with its direction and version from its registry entry."""
-    out = {}
+    out, entries = {}, _entries()
     for key, metric in loaded.items():
-        found = _entries()[key]
+        found = entries[key]
         own = next((m for m in getattr(metric, "members", ()) if m.name == key), metric)
         shown = getattr(own, "presentation", None) or Presentation()
         out[key] = dataclasses.replace(shown, higher_is_better=bool(found.higher_is_better), version=str(found.version))
@@ -267,6 +267,8 @@ def score(
             if not read:
                 read.append(_as_read(inputs, responses))
             out[key] = metric.score(read[0])
+            if out[key].shared:  # it would be written as a group's keys beside every section
+                raise TypeError(f"metric {key} set MetricResult.shared, which only score() sets (a group's): a bug")
     return {key: out[key] for key in loaded}
 
 

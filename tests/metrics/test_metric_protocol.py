@@ -206,3 +206,15 @@ def test_three_types_lie_between_a_request_and_a_printed_figure():
         "Metric",
         "MetricInputs",
     }
+
+
+def test_a_metric_outside_a_group_that_sets_shared_is_a_bug():
+    class Sharing:  # a fluency stand-in whose result claims a group's keys
+        name = "fluency"
+
+        def score(self, inputs):
+            return metric.MetricResult("fluency", 1.0, shared={"coverage": {}})
+
+    inputs = metric.MetricInputs(predictions={"mul0001": [{"response": "hello"}]})
+    with pytest.raises(TypeError, match="metric fluency set MetricResult.shared.*a bug"):
+        metric.score({"fluency": Sharing()}, inputs)
