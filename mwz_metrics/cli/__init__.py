@@ -119,6 +119,13 @@ def _global_options(parser: argparse.ArgumentParser, *, after_subcommand: bool) 
     )
 
 
+# What ``mwz --help`` says first (the module docstring is for readers of the code).
+DESCRIPTION = (
+    "Evaluate task-oriented dialogue systems on MultiWOZ and DSTC9 Track 1: static scores identical\n"
+    "to mwzeval's, comparisons with intervals, and interactive evaluation with a simulated user."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``mwz`` argument parser with every registered subcommand."""
     _load_subcommands()
@@ -126,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="mwz",
-        description=(__doc__ or "").splitlines()[0],
+        description=DESCRIPTION,
         epilog="example:\n  mwz evaluate -i predictions.json -b -s -r\n\n" + ENVIRONMENT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -137,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(common, after_subcommand=True)
     sub = parser.add_subparsers(dest="command", required=True)
     groups: dict[str, argparse._SubParsersAction] = {}
+    members: dict[str, list[str]] = {}  # a group's subcommands, named in the group's line of --help
+    for name in sorted(COMMANDS):
+        if len(name.split()) == 2:
+            members.setdefault(name.split()[0], []).append(name.split()[1])
     # one-word commands first, then two-word ones ("hub export", "dstc9 score") grouped
     for name, (help_text, add_arguments, run) in sorted(COMMANDS.items(), key=lambda item: len(item[0].split())):
         words = name.split()
@@ -150,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
             p = sub.add_parser(name, **options)
         else:
             if words[0] not in groups:
-                g = sub.add_parser(words[0], help=f"{words[0]} commands")
+                g = sub.add_parser(words[0], help="commands: " + ", ".join(members[words[0]]))
                 groups[words[0]] = g.add_subparsers(dest="subcommand", required=True)
             p = groups[words[0]].add_parser(words[1], **options)
         add_arguments(p)

@@ -58,6 +58,12 @@ def test_help_has_an_example_and_the_environment(command):
     assert "MWZ_MIRROR" in out.stdout and "MWZ_CACHE" in out.stdout
 
 
+def test_top_level_help_says_what_it_is_and_what_each_group_holds():
+    out = _mwz("--help").stdout
+    assert "Evaluate task-oriented dialogue systems on MultiWOZ" in out and "``" not in out
+    assert "commands: score" in out and "commands: clear, info" in out and "commands: export, push" in out
+
+
 @pytest.fixture()
 def predictions(tmp_path) -> Path:
     ubar = json.loads(shared_path("data", "mwzeval", "predictions", "ubar.json").read_text())
