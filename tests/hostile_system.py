@@ -262,27 +262,36 @@ ENDS = {
 
 
 class MixedPlan:
-    """One system turn in eight misbehaves, the bad answers of :data:`BAD` in turn, chosen by a hash of
-    dialogue and turn (so a rerun gets the same answers); ``cut`` and ``status_500`` on a turn's first
-    try only (the retry passes)."""
+    """One system turn in ``every`` misbehaves, chosen by a hash of dialogue and turn (so a rerun gets
+    the same turns), with the bad answers of :data:`BAD` in turn: by the hash, or (``each_kind``) in the
+    order the bad turns are first asked, so that any twelve of them meet every kind; ``cut`` and
+    ``status_500`` on a turn's first try only (the retry passes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, every: int = 8, *, each_kind: bool = False) -> None:
+        self.every = every
+        self.each_kind = each_kind
         self.tries: dict[str, int] = {}
+        self.kinds: dict[str, str | None] = {}  # a turn's bad answer, fixed at its first try
         self.lock = threading.Lock()
 
-    @staticmethod
-    def bad(dialogue_id: str, turn: int) -> str | None:
+    def bad(self, dialogue_id: str, turn: int) -> str | None:
         """The bad answer of a turn (None: a good one)."""
         import hashlib
 
         digest = int(hashlib.sha256(f"{dialogue_id}:{turn}".encode()).hexdigest(), 16)
-        return None if digest % 8 else BAD[(digest // 8) % len(BAD)]
+        if digest % self.every:
+            return None
+        if self.each_kind:
+            return BAD[sum(kind is not None for kind in self.kinds.values()) % len(BAD)]
+        return BAD[(digest // self.every) % len(BAD)]
 
     def __call__(self, request: dict[str, Any]) -> str:
         key = f"{request['dialogue_id']}:{request['turn']}"
         with self.lock:
             self.tries[key] = attempt = self.tries.get(key, 0) + 1
-        bad = self.bad(request["dialogue_id"], request["turn"])
+            if key not in self.kinds:
+                self.kinds[key] = self.bad(request["dialogue_id"], request["turn"])
+            bad = self.kinds[key]
         if bad is None or (bad in ("cut", "status_500") and attempt > 1):
             return "ok"
         return bad
