@@ -314,18 +314,6 @@ def _interactive_rows(
     return rows
 
 
-def _per_goal(per_session: Sequence[Mapping[str, Any]], metric: str, keys: set[str] | None) -> dict[str, list[float]]:
-    """A run's outcomes of ``metric`` (1/0) per goal, from the sessions in ``keys`` (all by default)."""
-    from mwz_metrics.interactive.protocol import parse_session_id
-
-    out: dict[str, list[float]] = {}
-    for record in per_session:
-        if record.get(metric) is None or (keys is not None and record["id"] not in keys):
-            continue
-        out.setdefault(parse_session_id(record["id"])[0], []).append(float(record[metric]))
-    return out
-
-
 def paired_runs(
     run: Mapping[str, Any], base: Mapping[str, Any], *, resamples: int, seed: int, plan_difference: float | None
 ) -> dict[str, Any]:
@@ -335,13 +323,14 @@ def paired_runs(
     (:mod:`mwz_metrics.power`) and, with ``plan_difference``, the goals x trials that difference needs."""
     from mwz_metrics import power
     from mwz_metrics.interactive.protocol import parse_session_id
+    from mwz_metrics.interactive.scoring.trials import outcomes_by_goal
 
     ids = [{r["id"] for r in result["per_session"]} for result in (run, base)]
     with_trials = all(any(parse_session_id(i)[1] is not None for i in group) for group in ids)
     keys = ids[0] & ids[1] if with_trials else None
     out: dict[str, Any] = {"paired_by": "goal and trial" if with_trials else "goal"}
     for metric in ("success", "inform"):
-        mine, theirs = _per_goal(run["per_session"], metric, keys), _per_goal(base["per_session"], metric, keys)
+        mine, theirs = (outcomes_by_goal(result["per_session"], metric, keys) for result in (run, base))
         goals = [g for g in mine if g in theirs]  # goal order: the run's
         if not goals:
             continue
@@ -358,7 +347,11 @@ def paired_runs(
             entry["detectable"] = 100.0 * power.detectable_difference(list(a - b))
             entry["below_detectable"] = bool(abs(entry["difference"]) < entry["detectable"])
             if plan_difference is not None:
-                differences = _paired_differences(run, base, keys, goals)
+                differences = (  # by trial where both runs have trials, else each goal's mean difference
+                    _trial_differences(run, base, keys)
+                    if keys is not None
+                    else {g: [float(d)] for g, d in zip(goals, a - b)}
+                )
                 between, within = power.variance_components(differences)
                 entry["plan"] = {
                     "difference": plan_difference,
@@ -368,15 +361,10 @@ def paired_runs(
     return out
 
 
-def _paired_differences(
-    run: Mapping[str, Any], base: Mapping[str, Any], keys: set[str] | None, goals: Sequence[str]
-) -> dict[str, list[float]]:
-    """Per goal, the Success differences of its paired sessions (by trial), else its one mean difference."""
+def _trial_differences(run: Mapping[str, Any], base: Mapping[str, Any], keys: set[str]) -> dict[str, list[float]]:
+    """Per goal, the Success differences of its paired sessions (``keys``: the same goal and trial in both)."""
     from mwz_metrics.interactive.protocol import parse_session_id
 
-    if keys is None:
-        mine, theirs = _per_goal(run["per_session"], "success", None), _per_goal(base["per_session"], "success", None)
-        return {g: [float(np.mean(mine[g]) - np.mean(theirs[g]))] for g in goals}
     outcome = [{r["id"]: r["success"] for r in result["per_session"]} for result in (run, base)]
     out: dict[str, list[float]] = {}
     for key in sorted(keys):

@@ -29,7 +29,7 @@ measured), ``exclude_infra`` drops them (and the signature says so).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from math import comb
 from typing import Any
 
@@ -115,13 +115,16 @@ class GoalResampler:
         return bootstrap.resample_weights(len(self.groups), self.resamples, self.seed)
 
 
-def outcomes_by_goal(per_session: Sequence[Mapping[str, Any]], metric: str = "success") -> dict[str, list[float]]:
-    """Each goal's outcomes of ``metric`` (1/0), from the scored sessions (``per_session``), in goal order."""
+def outcomes_by_goal(
+    per_session: Sequence[Mapping[str, Any]], metric: str = "success", keys: Set[str] | None = None
+) -> dict[str, list[float]]:
+    """Each goal's outcomes of ``metric`` (1/0), from the scored sessions (``per_session``; those in
+    ``keys`` where given), in goal order."""
     from mwz_metrics.interactive.protocol import parse_session_id
 
     out: dict[str, list[float]] = {}
     for record in per_session:
-        if record.get(metric) is not None:
+        if record.get(metric) is not None and (keys is None or record["id"] in keys):
             out.setdefault(parse_session_id(record["id"])[0], []).append(float(record[metric]))
     return out
 
