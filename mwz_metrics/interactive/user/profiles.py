@@ -38,11 +38,12 @@ AgendaUser = Any
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
-    """The default user: no hook changes anything (subclasses override what they change)."""
+    """The default user: no hook changes anything (subclasses override what they change). What a
+    profile is, in a line, is said once, in its registry entry's ``description`` (which is read without
+    importing this module)."""
 
     name: str = "default"
     version: str = "1.0.0"
-    description: str = "the agenda user as it is"
 
     def options(self) -> Mapping[str, Any]:
         """Agenda options this profile sets (they win over the run's ``--simulator-option``)."""
@@ -84,7 +85,6 @@ class Terse(Profile):
     """One constraint or booking detail a turn: the others wait for the next turns."""
 
     name: str = "terse"
-    description: str = "gives one constraint (or booking detail) a turn"
 
     def shape(self, user: AgendaUser, acts: list[Act]) -> list[Act]:
         """Keep the first constraint or booking detail; the others stay to be said."""
@@ -97,7 +97,6 @@ class Eager(Profile):
     """All of a domain's constraints and requests in the first turn about it."""
 
     name: str = "eager"
-    description: str = "says all of a domain's constraints and requests in its first turn"
 
     def shape(self, user: AgendaUser, acts: list[Act]) -> list[Act]:
         """In a domain's first turn: every constraint not said yet, and every request."""
@@ -132,7 +131,6 @@ class Fickle(Profile):
     it to the goal's, unprompted, as the goals' ``fail_info`` does when prompted by a no-offer."""
 
     name: str = "fickle"
-    description: str = "changes a constraint after an offer (first asks for another value)"
 
     def begin(self, user: AgendaUser) -> None:
         """Ask first for another value of the first constraint that has alternatives."""
@@ -164,7 +162,6 @@ class Impatient(Profile):
     """Gives a domain up after one unanswered request, one no-offer or one failed booking."""
 
     name: str = "impatient"
-    description: str = "gives up after one unanswered request"
 
     def options(self) -> Mapping[str, Any]:
         """Patience 1."""
@@ -229,7 +226,6 @@ class Noisy(Profile):
     """Typing slips and words taken for others of the same sound, in the words only."""
 
     name: str = "noisy"
-    description: str = "typos and homophone errors in its words (its acts stay clean)"
     rate: float = TYPO_RATE
 
     def identity(self) -> dict[str, Any]:
@@ -261,7 +257,6 @@ class Multidomain(Profile):
     """Brings up the next domain in the turn that finishes the current one."""
 
     name: str = "multidomain"
-    description: str = "brings up the next domain in the same turn"
 
     def shape(self, user: AgendaUser, acts: list[Act]) -> list[Act]:
         """At the current domain's last steps: the next domain's first constraints too."""
@@ -294,7 +289,6 @@ class Repeating(Profile):
     a real user who did not ask again). Not registered on its own: a trait of :class:`Population`."""
 
     name: str = "repeating"
-    description: str = "asks again for an attribute the system has just given (once a domain)"
 
     def observed(self, user: AgendaUser, acts: list[Act]) -> None:
         """An attribute the user asked for once, answered in this system turn: missed (asked again next)."""
@@ -340,7 +334,6 @@ class Population(Profile):
     listed (a style shapes a turn's acts before multidomain adds the next domain's)."""
 
     name: str = "population"
-    description: str = "a user drawn per session: terse or eager, fickle, multidomain, noisy, repeating"
     # calibrated on the 1000 test goals with oracle-text (seeds 0-5): each rate's mean over the seeds is within
     # the validation users' 95% interval, near its middle
     styles: tuple[tuple[str, float], ...] = (("terse", 0.3), ("eager", 0.095))
