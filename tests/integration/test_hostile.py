@@ -222,17 +222,21 @@ def _tools_every_round(body: dict, path: str):
     )
 
 
+# What each of _bad_shapes' answers says it cost, and its rounds of tool calls before the words.
+_SHAPES_USAGE = {"prompt_tokens": 100, "completion_tokens": 7}
+_SHAPES_ROUNDS = [
+    "find_venues(hotel)",
+    {"id": "x", "function": {"name": "find_venues", "arguments": {"domain": "hotel", "constraints": ["cheap"]}}},
+    [tool_call("find_venues", {"domain": "restaurant", "constraints": {"area": None, "food": "chinese"}})],
+    [tool_call("book", {"domain": "restaurant", "name": 7, "people": {"n": 2}})],
+]
+
+
 def _bad_shapes(body: dict, path: str):
     """Round by round since the user's last message: a string, one call as an object with constraints
     as a list, a null constraint beside a good one, a number, then words."""
     since = len(body["messages"]) - max(i for i, m in enumerate(body["messages"]) if m["role"] == "user") - 1
-    usage = {"prompt_tokens": 100, "completion_tokens": 7}
-    rounds = [
-        "find_venues(hotel)",
-        {"id": "x", "function": {"name": "find_venues", "arguments": {"domain": "hotel", "constraints": ["cheap"]}}},
-        [tool_call("find_venues", {"domain": "restaurant", "constraints": {"area": None, "food": "chinese"}})],
-        [tool_call("book", {"domain": "restaurant", "name": 7, "people": {"n": 2}})],
-    ]
+    usage, rounds = _SHAPES_USAGE, _SHAPES_ROUNDS
     calls = [m for m in body["messages"][-since:] if m["role"] == "assistant"] if since else []
     if len(calls) < len(rounds):
         return completion({"role": "assistant", "content": None, "tool_calls": rounds[len(calls)]}, usage)
@@ -263,9 +267,16 @@ def test_the_llm_systems_tool_loop_answers_in_words_or_ends_the_session(env, tmp
     system_turn = next(t for t in stored[0]["turns"] if t["speaker"] == "system")
     assert system_turn["text"] == "Charlie chan serves chinese food."
     assert system_turn["state"] == {"restaurant": {"food": "chinese"}}  # the null constraint is no "None"
-    assert stored[0]["system_report"]["tokens"] == {"prompt": 500, "completion": 35}  # five requests
-    assert result["tokens"] == {"system": {"prompt": 500, "completion": 35}}
-    assert result["cost"]["total"] == pytest.approx((500 * 1 + 35 * 2) / 1e6)
+    answers = len(_SHAPES_ROUNDS) + 1  # the rounds of tool calls, then the words
+    spent = {
+        "prompt": answers * _SHAPES_USAGE["prompt_tokens"],
+        "completion": answers * _SHAPES_USAGE["completion_tokens"],
+    }
+    assert stored[0]["system_report"]["tokens"] == spent
+    assert result["tokens"] == {"system": spent}
+    assert result["cost"]["total"] == pytest.approx(
+        (spent["prompt"] * 1 + spent["completion"] * 2) / 1e6
+    )  # --price 1,2
     assert json.loads((tmp_path / "r.json").read_text())["tokens"] == result["tokens"]
 
 

@@ -129,8 +129,9 @@ def test_compare_reads_exports_as_the_runs_they_came_from(synth22_env, synth22_c
     from mwz_metrics.interactive.harness import api
     from mwz_metrics.interactive.protocol import as_system
 
-    for name, fails in (("a", 0), ("b", 2)):
-        run = api.prepare("oracle", goals=5, trials=2, context=synth22_context)
+    goals, trials, failing_goals = 5, 2, 2
+    for name, fails in (("a", 0), ("b", failing_goals)):
+        run = api.prepare("oracle", goals=goals, trials=trials, context=synth22_context)
         oracle, failing = run.system, {g.dialogue_id for g in run.goals[:fails]}
 
         def respond(request, oracle=oracle, failing=failing):  # b: trial 1 of two goals says nothing useful
@@ -150,7 +151,8 @@ def test_compare_reads_exports_as_the_runs_they_came_from(synth22_env, synth22_c
         compared[kind] = json.loads(out)
     assert compared["json"] == compared["jsonl"]
     pair = compared["json"]["bootstrap"]["interactive_pairs"]["b"]
-    assert pair["paired_by"] == "goal and trial" and pair["success"]["difference"] == pytest.approx(-20.0)
+    lost = -100 * failing_goals / (goals * trials)  # b fails one trial of each failing goal
+    assert pair["paired_by"] == "goal and trial" and pair["success"]["difference"] == pytest.approx(lost)
     data = json.loads((tmp_path / "b.json").read_text())
     for turns in data.values():
         del turns[0]["mwz"]["session"]["id"]
