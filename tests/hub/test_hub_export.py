@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import session_cache, shared_path
 
 from mwz_hub import cards
 from mwz_hub.export import MANIFEST, Manifest, export
 from mwz_metrics.cli import main
-from tests.conftest import session_cache, shared_path
 
 pytestmark = pytest.mark.shared
 
