@@ -22,13 +22,16 @@ import numpy as np
 ScoreOf = Callable[[np.ndarray], np.ndarray]  # weights (resamples x dialogues) -> scores
 
 
+@functools.lru_cache(maxsize=4)  # a comparison asks for the same 1000 x 1000 over and over (8 MB each)
 def resample_weights(dialogues: int, resamples: int, seed: int) -> np.ndarray:
-    """How often each dialogue is drawn in each resample: ``resamples x dialogues`` counts."""
+    """How often each dialogue is drawn in each resample: ``resamples x dialogues`` counts (read-only:
+    the same array serves every caller with the same arguments)."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, dialogues, size=(resamples, dialogues))
-    weights = np.zeros((resamples, dialogues), dtype=np.int64)
-    rows = np.repeat(np.arange(resamples), dialogues)
-    np.add.at(weights, (rows, draws.ravel()), 1)
+    cells = (draws + (np.arange(resamples, dtype=np.int64) * dialogues)[:, None]).ravel()  # row-major cell index
+    weights = np.bincount(cells, minlength=resamples * dialogues).astype(np.int64, copy=False)
+    weights = weights.reshape(resamples, dialogues)
+    weights.flags.writeable = False
     return weights
 
 

@@ -139,6 +139,18 @@ def test_resampled_bleu_of_the_full_sample_is_the_corpus_bleu():
     assert score(np.array([[1, 1, 1, 1]]))[0] == pytest.approx(200 / 3)
 
 
+@pytest.mark.parametrize(("dialogues", "resamples", "seed"), [(1000, 1000, 0), (7, 50, 3), (1, 10, 0), (24, 0, 5)])
+def test_resample_weights_count_the_seeded_draws(dialogues, resamples, seed):
+    draws = np.random.default_rng(seed).integers(0, dialogues, size=(resamples, dialogues))  # the same generator
+    expected = np.zeros((resamples, dialogues), dtype=np.int64)
+    np.add.at(expected, (np.repeat(np.arange(resamples), dialogues), draws.ravel()), 1)
+    weights = bootstrap.resample_weights(dialogues, resamples, seed)
+    assert weights.dtype == np.int64 and weights.shape == expected.shape and (weights == expected).all()
+    assert bootstrap.resample_weights(dialogues, resamples, seed) is weights  # made once, shared read-only
+    with pytest.raises(ValueError, match="read-only"):
+        weights[...] = 0
+
+
 def test_plot_png_is_an_image_with_content(scored, tmp_path):
     pytest.importorskip("matplotlib")
     from mwz_metrics.comparison.plot import png
