@@ -72,7 +72,7 @@ def plan(out: str | Path, namespace: str, *, allow_unpinned: bool = False) -> Pl
                 (
                     repo_id,
                     f"configs {unpinned} were built from files that differ from the pinned upstream "
-                    "files (see the README's source table); re-export from the pinned sources or pass "
+                    "files (docs/datasets.md, Where the data comes from); re-export from the pinned sources or pass "
                     "--allow-unpinned",
                 )
             )

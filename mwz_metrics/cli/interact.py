@@ -2,8 +2,8 @@
 
 Sessions are appended to a JSONL file as they end (``-o``, default
 ``mwz-interact-<simulator>-<system>.jsonl``); ``--resume`` continues that file after an
-interruption; ``--score-only`` scores a finished file again. See the README, "Interactive
-evaluation", for the protocol and the definition of every figure.
+interruption; ``--score-only`` scores a finished file again. See ``docs/interactive/index.md`` for the
+protocol and the definition of every figure.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _simulator_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME",
         help="a user profile of the agenda user (terse, eager, fickle, impatient, noisy, multidomain, plugins'): "
-        "runs the default user and each profile, and prints Success per profile (repeatable; README, User profiles)",
+        "runs the default user and each profile, and prints Success per profile (repeatable; docs/trials.md, User profiles)",
     )
     parser.add_argument("--profiles", choices=("all",), help="--profile for every registered profile")
     parser.add_argument(
@@ -122,7 +122,10 @@ def _session_file_arguments(parser: argparse.ArgumentParser) -> None:
 def _session_arguments(parser: argparse.ArgumentParser) -> None:
     """Each session: seed, trials, length, and how many at once."""
     parser.add_argument(
-        "--seed", type=int, default=0, help="seeds every session (with its dialogue id and trial; README, Trials)"
+        "--seed",
+        type=int,
+        default=0,
+        help="seeds every session (with its dialogue id and trial; docs/trials.md, Trials)",
     )
     parser.add_argument(
         "--trials",
@@ -194,7 +197,7 @@ def _scoring_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         metavar="DIFF",
         help="with this run as the pilot: the goals x trials a comparison needs to detect DIFF points of Success "
-        "(80%% power, alpha 0.05; README, Detectable differences)",
+        "(80%% power, alpha 0.05; docs/trials.md, Detectable differences)",
     )
 
 

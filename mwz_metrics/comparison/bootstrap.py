@@ -1,4 +1,4 @@
-"""The bootstrap's old address: :mod:`mwz_metrics.bootstrap` (the README's ``DialogueScores`` lives there)."""
+"""The bootstrap's old address: :mod:`mwz_metrics.bootstrap` (``DialogueScores``, which ``docs/comparing.md`` names here, lives there)."""
 
 from mwz_metrics.bootstrap import (  # noqa: F401
     DialogueScores,

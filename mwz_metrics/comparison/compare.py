@@ -397,7 +397,7 @@ def _interactive_pairs(
     }
 
 
-# A run with profiles (mwz interact --profiles): the columns of its robustness (README, User profiles).
+# A run with profiles (mwz interact --profiles): the columns of its robustness (docs/trials.md, Robustness is a figure).
 ROBUSTNESS_KEYS = ("worst", "mean", "worst_vs_default")
 
 

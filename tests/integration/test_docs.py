@@ -226,3 +226,21 @@ def test_the_site_builds_strict(tmp_path):
     assert "--bootstrap-seed" in cli and "<!-- generated" not in cli
     codes = (tmp_path / "site" / "reference" / "exit-codes" / "index.html").read_text(encoding="utf-8")
     assert "something was skipped" in codes  # hub export's 3, from its parser's text
+
+
+def test_the_code_points_to_pages_and_sections_that_exist():
+    """Help texts and messages send a reader to ``docs/PAGE.md, Section``: the page and its heading exist
+    (they named README sections that had moved to the site)."""
+    pointed = re.compile(r"docs/([\w/-]+\.md)(?:, ([A-Z][\w ]+?))?[);\"]")
+    found = 0
+    for source in [*(ROOT / "mwz_metrics").rglob("*.py"), *(ROOT / "hub_cards").rglob("*.py")]:
+        for page, section in pointed.findall(source.read_text(encoding="utf-8")):
+            found += 1
+            path = ROOT / "docs" / page
+            assert path.is_file(), (source, page)
+            if section:
+                lines = path.read_text(encoding="utf-8").splitlines()
+                headings = {line.lstrip("#").strip() for line in lines if line.startswith("#")}
+                assert section in headings, (source, page, section)
+        assert not re.search(r"README, [A-Z]", source.read_text(encoding="utf-8")), source  # the README has no sections
+    assert found >= 5

@@ -1,4 +1,4 @@
-"""Scores of interactive sessions (each figure is defined in the README, section "Interactive").
+"""Scores of interactive sessions (each figure is defined in ``docs/interactive/index.md``, "The figures").
 
 - **Inform / Success**: mwzeval's, computed by the same code as ``mwz evaluate`` from the
   system's states and delexicalized responses, against the session's goal; a reference number

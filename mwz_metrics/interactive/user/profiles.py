@@ -14,7 +14,7 @@ A profile is registered like a simulator (:class:`mwz_plugins.UserProfileEntry`,
 - :meth:`Profile.details`: what the session record keeps of the session's user.
 
 Each built-in profile pushes one behaviour that real MultiWOZ users show to one side;
-``mwz simulator realism --profile NAME`` measures it beside the real users' rate (the README,
+``mwz simulator realism --profile NAME`` measures it beside the real users' rate (``docs/trials.md``,
 "User profiles", gives the rates on the MultiWOZ 2.1 validation and test dialogues). The
 ``population`` profile (:class:`Population`) is a different user each session, drawn from the
 others (and from :class:`Repeating`, a user who asks again for an answer it missed) in shares
