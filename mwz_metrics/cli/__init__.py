@@ -146,8 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     groups: dict[str, argparse._SubParsersAction] = {}
     members: dict[str, list[str]] = {}  # a group's subcommands, named in the group's line of --help
     for name in sorted(COMMANDS):
-        if len(name.split()) == 2:
-            members.setdefault(name.split()[0], []).append(name.split()[1])
+        group, _, member = name.partition(" ")
+        if member:
+            members.setdefault(group, []).append(member)
     # one-word commands first, then two-word ones ("hub export", "dstc9 score") grouped
     for name, (help_text, add_arguments, run) in sorted(COMMANDS.items(), key=lambda item: len(item[0].split())):
         words = name.split()

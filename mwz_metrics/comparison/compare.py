@@ -751,9 +751,9 @@ def _settings(
 
 def _run_label(config: Mapping[str, Any]) -> str:
     """``agenda -> oracle`` for an interactive run."""
-    system = config.get("system") or {}
-    name = system.get("name") or system.get("file") or system.get("url") or system.get("factory")
-    return f"{(config.get('simulator') or {}).get('name')} -> {name}"
+    from mwz_metrics.records.header import system_name
+
+    return f"{(config.get('simulator') or {}).get('name')} -> {system_name(config)}"
 
 
 def _combined_signature(

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.comparison.profiles import UserRun
+from mwz_metrics.records.header import system_name
 from mwz_metrics.records.profiles import Robustness
 
 
@@ -57,11 +58,10 @@ def table(runs: Sequence[UserRun], robust: Robustness | None = None, signature: 
     robustness (:func:`robustness_lines`) and the signatures."""
     first = runs[0].result
     config = runs[0].config
-    system: Mapping[str, Any] = config.get("system") or {}
     trials = (first.get("trials") or {}).get("trials", 1)
     lines = [
         f"user profiles: {(config.get('simulator') or {}).get('name')} -> "
-        f"{system.get('name') or system.get('file') or system.get('url') or system.get('factory')}, "
+        f"{system_name(config)}, "
         f"{first['sessions']} sessions per profile ({trials} trial(s) per goal, seed {config.get('seed')})",
         f"{'profile':14}{'success':>8}  {'95% CI':14}{'inform':>8}"
         + (f"{'pass^' + str(trials):>9}" if trials > 1 else "")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mwz_metrics.ngrams import clipped_matches, counts_by_order
@@ -137,16 +137,25 @@ def bleu(
     dialogue key -> normalized references. Returns the scores and sacrebleu's
     signature (default BLEU: 13a tokenization, exponential smoothing).
     """
-    keys = list(hypotheses)
-    flat_hypotheses = [h for key in keys for h in hypotheses[key]]
     scores = {}
     signature = ""
-    for style, per_dialogue in references.items():
-        flat_references = [r for key in keys for r in per_dialogue[key][: len(hypotheses[key])]]
-        scorer, segments = segment_statistics(flat_references, flat_hypotheses)
+    for style, scorer, segments in _style_segments(hypotheses, references):
         scores[style] = score_of(scorer, segments)
         signature = str(scorer.get_signature())
     return scores, signature
+
+
+def _style_segments(
+    hypotheses: Mapping[str, Sequence[str]], references: Mapping[str, Mapping[str, Sequence[str]]]
+) -> Iterator[tuple[str, Any, list]]:
+    """Per style: the scorer and each turn's segment statistics, the turns in ``hypotheses``' dialogue
+    order (a dialogue's references cut to its hypotheses)."""
+    keys = list(hypotheses)
+    flat_hypotheses = [h for key in keys for h in hypotheses[key]]
+    for style, per_dialogue in references.items():
+        flat_references = [r for key in keys for r in per_dialogue[key][: len(hypotheses[key])]]
+        scorer, segments = segment_statistics(flat_references, flat_hypotheses)
+        yield style, scorer, segments
 
 
 def flat_bleu(
@@ -192,17 +201,13 @@ def grouped_bleu(
     per-dialogue BLEU (the turns of one dialogue). Returns ``{style: {group: BLEU}}``.
     """
     out: dict[str, dict[str, float]] = {}
-    keys = list(hypotheses)
-    flat_hypotheses = [h for key in keys for h in hypotheses[key]]
     position: dict[tuple[str, int], int] = {}
-    for key in keys:
+    for key in hypotheses:
         for index in range(len(hypotheses[key])):
             position[(key, index)] = len(position)
-    for style, per_dialogue in references.items():
-        # Segment statistics once per style, summed per group: each group's BLEU equals
-        # sacrebleu's corpus BLEU of its turns (same sums), without a scorer per group.
-        flat_references = [r for key in keys for r in per_dialogue[key][: len(hypotheses[key])]]
-        scorer, segments = segment_statistics(flat_references, flat_hypotheses)
+    # Segment statistics once per style, summed per group: each group's BLEU equals
+    # sacrebleu's corpus BLEU of its turns (same sums), without a scorer per group.
+    for style, scorer, segments in _style_segments(hypotheses, references):
         out[style] = {}
         for group, turns in groups.items():
             out[style][group] = score_of(scorer, [segments[position[(key, index)]] for key, index in turns])
@@ -223,11 +228,8 @@ def dialogue_statistics(
 
     hypotheses, references = inputs
     order = list(hypotheses)
-    flat_hyps = [h for key in order for h in hypotheses[key]]
     out = {}
-    for style, per_dialogue in references.items():
-        flat_refs = [r for key in order for r in per_dialogue[key][: len(hypotheses[key])]]
-        _scorer, segments = segment_statistics(flat_refs, flat_hyps)
+    for style, _scorer, segments in _style_segments(hypotheses, references):
         matrix = np.asarray(segments, dtype=np.int64)
         # per-dialogue sums: cumulative sums differenced at the dialogue boundaries
         ends = np.cumsum([len(hypotheses[key]) for key in order])

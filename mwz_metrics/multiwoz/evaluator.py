@@ -549,7 +549,8 @@ class MwzevalMetric:
     def __init__(self, name: str, options: Mapping[str, Any]) -> None:
         self.name = name
         self.options = dict(options)
-        self.presentation = Presentation(lines=functools.partial(_lines_of, name))
+        self.presentation = Presentation(lines=functools.partial(_lines, name))
+        self._alone: Mwzeval | None = None  # scored by itself: its own pass, made once (its evaluators kept)
 
     def join(self, metrics: Sequence[MwzevalMetric]) -> Mwzeval:
         """mwzeval as one metric scoring ``metrics`` (of which this is one) in one pass."""
@@ -557,7 +558,9 @@ class MwzevalMetric:
 
     def score(self, inputs: MetricInputs) -> MetricResult:
         """This metric's result, from a pass of its own."""
-        return Mwzeval([self]).score(inputs).figures[0]
+        if self._alone is None:
+            self._alone = Mwzeval([self])
+        return self._alone.score(inputs).figures[0]
 
 
 class Mwzeval:
@@ -656,12 +659,9 @@ def _evaluator(cache: dict[str, Any], parts: Sequence[str], settings: Mapping[st
     return cache[key]
 
 
-def _lines_of(name: str, result: MetricResult) -> list[str]:
-    return _lines(name, result.report)
-
-
-def _lines(name: str, section: Mapping[str, Any]) -> list[str]:
-    """A section of ``mwz evaluate``'s table, as mwzeval's own script prints it."""
+def _lines(name: str, result: MetricResult) -> list[str]:
+    """A result's section of ``mwz evaluate``'s table, as mwzeval's own script prints it."""
+    section = result.report
     lines = [f"====== {name.upper()} ======"]
     if name == "success":
         domains = sorted(set(section["inform"]) - {"total"}) + ["total"]

@@ -9,11 +9,12 @@ from collections.abc import Iterable, Sequence
 
 from mwz_plugins.errors import InputError
 
+# its figures, in the order it gives them
+RICHNESS_KEYS = ("entropy", "cond_entropy", "msttr", "avg_lengths", "num_unigrams", "num_bigrams", "num_trigrams")
+
 # lexical-diversity 0.1.1's tokenizer and MSTTR, written here because that package imports
 # pkg_resources, which current setuptools (and Python >= 3.12 venvs) no longer ship. Same
 # removals in the same order (so "-LRB-" loses its dashes first, as there), same split.
-# Its figures, in the order it gives them
-RICHNESS_KEYS = ("entropy", "cond_entropy", "msttr", "avg_lengths", "num_unigrams", "num_bigrams", "num_trigrams")
 _PUNCTUATION = "`` '' ' . , ? ! ) ( % / - _ -LRB- -RRB- SYM : ;".split(" ")
 _SPACES = re.compile(r"\s+")
 

@@ -68,6 +68,12 @@ class ResumedLine(TypedDict):
     resumed: dict[str, Any]
 
 
+def system_name(config: Mapping[str, Any]) -> Any:
+    """How a run names its system: its registered name, else its file, URL or factory (None: none)."""
+    system = config.get("system") or {}
+    return system.get("name") or system.get("file") or system.get("url") or system.get("factory")
+
+
 def header(run: Mapping[str, Any], goal_ids: Sequence[str] | None = None) -> SessionFileHeader:
     """The first line of a session file: the run's configuration and, where known, its goals' ids (what
     the file may hold; the configuration names them by count and checksum only)."""

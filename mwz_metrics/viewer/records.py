@@ -38,6 +38,7 @@ from mwz_metrics.interactive.scoring.explain import (
     trace_calls,
 )
 from mwz_metrics.interactive.scoring.trials import figure_rows
+from mwz_metrics.records.header import system_name
 from mwz_metrics.records.session import turns as session_turns
 from mwz_metrics.records.turns import is_system
 
@@ -330,7 +331,6 @@ def run_data(
     for session, record in zip(sessions, result["per_session"]):  # per_session is in the sessions' order
         goals.setdefault(goal_key(session), goal_of(session))
         rows.append(session_row(session, record, read.get(dialogue_key(str(session["id"])))))
-    system = config.get("system") or {}
     tokens: dict[str, list[int]] = {}
     for row in rows:
         for side, counts in row["tokens"].items():
@@ -338,7 +338,7 @@ def run_data(
     return {
         "name": Path(path).name,
         "path": str(path),
-        "system": cut(system.get("name") or system.get("file") or system.get("url") or system.get("factory") or "?"),
+        "system": cut(system_name(config) or "?"),
         "simulator": cut((config.get("simulator") or {}).get("name") or "?"),
         "figures": figures(result),
         "trials": _trials(result.get("trials")),

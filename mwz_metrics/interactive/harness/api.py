@@ -280,8 +280,9 @@ def _profile_label(simulator: Mapping[str, Any]) -> str:
 
 def _system_label(config: Mapping[str, Any]) -> str:
     """How the run names its system (its registered name, file, URL or factory)."""
-    system = config.get("system") or {}
-    return str(system.get("name") or system.get("file") or system.get("url") or system.get("factory") or "?")
+    from mwz_metrics.records.header import system_name
+
+    return str(system_name(config) or "?")
 
 
 def _signature(config: Mapping[str, Any], result: Mapping[str, Any], **options: Any) -> dict[str, Any]:

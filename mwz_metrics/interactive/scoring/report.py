@@ -10,6 +10,7 @@ from mwz_metrics import power
 from mwz_metrics.inputs import InputError
 from mwz_metrics.interactive.protocol import FAILED_ENDS
 from mwz_metrics.interactive.scoring.trials import figure_rows, outcomes_by_goal
+from mwz_metrics.records.header import system_name
 
 
 def cost(tokens: dict[str, dict[str, int]], price: str) -> dict[str, float]:
@@ -43,8 +44,7 @@ def cell(value: Any, interval: Any, digits: int = 1, resampled: bool = True) -> 
 def table(result: dict[str, Any], config: dict[str, Any]) -> str:
     """The readable report."""
     simulator = (config.get("simulator") or {}).get("name")
-    system = config.get("system") or {}
-    name = system.get("name") or system.get("file") or system.get("url") or system.get("factory")
+    name = system_name(config)
     lines = [
         f"interactive evaluation: {simulator} -> {name}, {result['sessions']} sessions "
         f"(seed {config.get('seed')}, at most {config.get('max_turns')} turns)",
